@@ -1,0 +1,12 @@
+#pragma once
+// Subcommands of the `compopt` CLI. Each registers itself on the app and sets the
+// callback that runs it. Callbacks throw compopt::InvalidArgument for bad input
+// (exit code 2, before any work) and other exceptions for failures (exit code 1).
+
+#include <CLI/CLI.hpp>
+
+namespace compopt::cli {
+
+void register_collectives_command(CLI::App& app);
+
+}  // namespace compopt::cli
