@@ -1,0 +1,36 @@
+#pragma once
+// Adam (SPEC §3): g = allreduce_mean(g_i); m = b1*m + (1-b1)*g;
+// v = b2*v + (1-b2)*g^2; x -= lr * (m^/(sqrt(v^)+eps) + lambda*x), where
+// m^ = m/(1-b1^t), v^ = v/(1-b2^t) with bias_correction, else m^ = m, v^ = v.
+
+#include "core/optim/optimizer.h"
+
+namespace compopt {
+
+struct AdamOptions {
+  float beta1 = 0.9f;
+  float beta2 = 0.999f;
+  bool bias_correction = false;
+};
+
+// u_j = (m_j/c1) / (sqrt(v_j/c2) + eps) with c1 = 1-b1^t, c2 = 1-b2^t when
+// bias_correction (t >= 1), else c1 = c2 = 1.
+void adam_direction(const AdamOptions& options, int64_t t, float eps, std::span<const float> m,
+                    std::span<const float> v, std::span<float> u);
+
+class Adam final : public Optimizer {
+ public:
+  Adam(ParamLayout layout, CommonOptions common, AdamOptions adam);
+  OptimizerMetrics metrics() const override;
+
+ private:
+  void do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
+               float lr) override;
+  void save(OptimizerState& state) const override;
+  void load(const OptimizerState& state) override;
+
+  AdamOptions adam_;
+  std::vector<float> m_, v_, g_;
+};
+
+}  // namespace compopt

@@ -1,0 +1,23 @@
+#pragma once
+// Momentum rules shared by momentum SGD, EF momentum SGD, DoubleSqueeze and
+// local momentum SGD (SPEC §3):
+//   paper form:   m = beta*m + (1-beta)*g;  direction m   (Nesterov: beta*m + (1-beta)*g)
+//   PyTorch form: m = mu*m + g;             direction m   (Nesterov: g + mu*m)
+
+#include <span>
+
+namespace compopt {
+
+enum class MomentumForm { kPaper, kPyTorch };
+
+struct MomentumOptions {
+  float beta = 0.9f;
+  MomentumForm form = MomentumForm::kPaper;
+  bool nesterov = false;
+};
+
+// Updates m with g and writes the step direction into dir (may alias g).
+void momentum_update(const MomentumOptions& options, std::span<float> m, std::span<const float> g,
+                     std::span<float> dir);
+
+}  // namespace compopt

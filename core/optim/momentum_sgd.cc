@@ -1,0 +1,19 @@
+#include "core/optim/momentum_sgd.h"
+
+#include "core/optim/vector_ops.h"
+
+namespace compopt {
+
+MomentumSgd::MomentumSgd(ParamLayout layout, CommonOptions common, MomentumOptions momentum)
+    : Optimizer("momentum-sgd", std::move(layout), std::move(common)),
+      momentum_(momentum), m_(d(), 0.0f), g_(d()) {}
+
+void MomentumSgd::do_step(std::span<float> params, std::span<const float> grads,
+                          Communicator& comm, float lr) {
+  std::copy(grads.begin(), grads.end(), g_.begin());
+  allreduce_mean(comm, g_);
+  momentum_update(momentum_, m_, g_, g_);
+  apply_update(params, g_, lr, static_cast<float>(options().weight_decay));
+}
+
+}  // namespace compopt

@@ -1,0 +1,80 @@
+#include "core/optim/onebit_adam.h"
+
+#include "core/optim/adam.h"
+#include "core/optim/vector_ops.h"
+#include "core/util/error.h"
+
+namespace compopt {
+
+OnebitAdam::OnebitAdam(ParamLayout layout, CommonOptions common, OnebitAdamOptions options)
+    : Optimizer(options.uncompressed_momentum ? "onebit-adam-32bit" : "onebit-adam",
+                std::move(layout), std::move(common)),
+      opt_(std::move(options)), channel_(opt_.compressor, this->options().seed),
+      m_(d(), 0.0f), v_(d(), 0.0f), buf_(d()) {
+  if (opt_.freeze_step && *opt_.freeze_step < 1) {
+    throw InvalidArgument(name() + ": freeze_step = " + std::to_string(*opt_.freeze_step) +
+                          ", expected an integer >= 1");
+  }
+  if (!opt_.freeze_step) {
+    detector_.emplace(opt_.beta2, opt_.threshold, this->options().schedule->warmup_steps());
+  }
+}
+
+std::optional<int64_t> OnebitAdam::freeze_step() const {
+  return frozen_ ? std::optional<int64_t>(frozen_at_) : std::nullopt;
+}
+
+void OnebitAdam::do_step(std::span<float> params, std::span<const float> grads,
+                         Communicator& comm, float lr) {
+  const auto eps = static_cast<float>(options().eps);
+  const auto wd = static_cast<float>(options().weight_decay);
+  if (!frozen_) {
+    std::copy(grads.begin(), grads.end(), buf_.begin());
+    allreduce_mean(comm, buf_);
+    ema(m_, buf_, opt_.beta1);
+    ema_square(v_, buf_, opt_.beta2);
+    adam_direction({opt_.beta1, opt_.beta2, false}, t_, eps, m_, v_, buf_);
+    apply_update(params, buf_, lr, wd);
+    const bool fire = detector_ ? detector_->observe(t_, l1_norm(v_)) : t_ >= *opt_.freeze_step;
+    if (fire) {
+      frozen_ = true;
+      frozen_at_ = t_;
+    }
+    return;
+  }
+  ema(m_, grads, opt_.beta1);
+  if (opt_.uncompressed_momentum) {
+    allreduce_mean(comm, m_);
+  } else {
+    channel_.allreduce_mean(comm, m_, t_);
+  }
+  adam_direction({opt_.beta1, opt_.beta2, false}, t_, eps, m_, v_, buf_);
+  apply_update(params, buf_, lr, wd);
+}
+
+OptimizerMetrics OnebitAdam::metrics() const {
+  OptimizerMetrics out = Optimizer::metrics();
+  out.variance_norm = l2_norm(v_);
+  if (detector_) out.variance_ratio = detector_->last_ratio();
+  return out;
+}
+
+void OnebitAdam::save(OptimizerState& state) const {
+  state.put("m", m_);
+  state.put("v", v_);
+  state.put_scalar("frozen", frozen_ ? 1.0 : 0.0);
+  state.put_scalar("frozen_at", static_cast<double>(frozen_at_));
+  if (detector_) detector_->save(state, "detector");
+  channel_.save(state, "momentum");
+}
+
+void OnebitAdam::load(const OptimizerState& state) {
+  state.get("m", m_);
+  state.get("v", v_);
+  frozen_ = state.scalar("frozen") != 0.0;
+  frozen_at_ = static_cast<int64_t>(state.scalar("frozen_at"));
+  if (detector_) detector_->load(state, "detector");
+  channel_.load(state, "momentum");
+}
+
+}  // namespace compopt

@@ -1,0 +1,154 @@
+#include "core/optim/onebit_lamb.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/optim/adam.h"
+#include "core/optim/lamb.h"
+#include "core/optim/vector_ops.h"
+#include "core/util/error.h"
+
+namespace compopt {
+
+OnebitLamb::OnebitLamb(ParamLayout layout, CommonOptions common, OnebitLambOptions options)
+    : Optimizer("onebit-lamb", std::move(layout), std::move(common)),
+      opt_(std::move(options)), channel_(opt_.compressor, this->options().seed),
+      m_(d(), 0.0f), v_(d(), 0.0f), v_fresh_(d(), 0.0f), m_prev_(d(), 0.0f), buf_(d()) {
+  if (opt_.freeze_step < 1) {
+    throw InvalidArgument("onebit-lamb: freeze_step = " + std::to_string(opt_.freeze_step) +
+                          ", expected an integer >= 1");
+  }
+  const size_t layers = this->layout().num_tensors();
+  c_avg_.assign(layers, 0.0);
+  k_.assign(layers, 1.0);
+  coefficients_.assign(layers, 0.0);
+  ratios_.assign(layers, 0.0);
+}
+
+void OnebitLamb::do_step(std::span<float> params, std::span<const float> grads,
+                         Communicator& comm, float lr) {
+  if (frozen_) {
+    compression_step(params, grads, comm, lr);
+  } else {
+    warmup_step(params, grads, comm, lr);
+    if (t_ >= opt_.freeze_step) freeze();
+  }
+}
+
+void OnebitLamb::warmup_step(std::span<float> params, std::span<const float> grads,
+                             Communicator& comm, float lr) {
+  std::copy(grads.begin(), grads.end(), buf_.begin());
+  allreduce_mean(comm, buf_);
+  ema(m_, buf_, opt_.beta1);
+  ema_square(v_, buf_, opt_.beta2);
+  std::span<float> u(buf_);
+  adam_direction({opt_.beta1, opt_.beta2, false}, t_, static_cast<float>(options().eps), m_, v_, u);
+  const auto wd = static_cast<float>(options().weight_decay);
+  for (size_t l = 0; l < layout().num_tensors(); ++l) {
+    auto x = layout().slice(params, l);
+    auto ul = layout().slice(u, l);
+    for (size_t j = 0; j < x.size(); ++j) ul[j] += wd * x[j];
+    const double c = lamb_coefficient(l2_norm(x), l2_norm(ul), opt_.c_min, opt_.c_max);
+    coefficients_[l] = c;
+    c_avg_[l] = opt_.beta3 * c_avg_[l] + (1.0 - opt_.beta3) * c;
+    const auto step = static_cast<float>(lr * c);
+    for (size_t j = 0; j < x.size(); ++j) x[j] -= step * ul[j];
+  }
+}
+
+void OnebitLamb::freeze() {
+  frozen_ = true;
+  v_fresh_ = v_;
+  const size_t layers = layout().num_tensors();
+  std::vector<double> sigma(layers);
+  double mean = 0;
+  for (size_t l = 0; l < layers; ++l) {
+    const std::span<const float> ml = layout().slice(std::span<const float>(m_), l);
+    sigma[l] = l2_norm(ml) / std::sqrt(static_cast<double>(ml.size()));
+    mean += sigma[l];
+  }
+  mean /= static_cast<double>(layers);
+  for (size_t l = 0; l < layers; ++l) k_[l] = sigma[l] == 0.0 ? 1.0 : mean / sigma[l];
+}
+
+void OnebitLamb::compression_step(std::span<float> params, std::span<const float> grads,
+                                  Communicator& comm, float lr) {
+  const auto eps = static_cast<float>(options().eps);
+  const auto wd = static_cast<float>(options().weight_decay);
+  const float b1 = opt_.beta1, b2 = opt_.beta2;
+  m_prev_ = m_;
+  ema(m_, grads, b1);
+  const size_t layers = layout().num_tensors();
+  for (size_t l = 0; l < layers; ++l) {
+    const auto k = static_cast<float>(k_[l]);
+    for (float& x : layout().slice(std::span<float>(m_), l)) x *= k;
+  }
+  channel_.allreduce_mean(comm, m_, t_);
+  for (size_t l = 0; l < layers; ++l) {
+    const auto k = static_cast<float>(k_[l]);
+    for (float& x : layout().slice(std::span<float>(m_), l)) x /= k;
+  }
+  for (size_t l = 0; l < layers; ++l) {
+    const size_t off = layout().tensor(l).offset, n = layout().tensor(l).size;
+    double r = 0;
+    for (size_t j = off; j < off + n; ++j) {
+      const float g = (m_[j] - b1 * m_prev_[j]) / (1.0f - b1);
+      v_fresh_[j] = b2 * v_fresh_[j] + (1.0f - b2) * g * g;
+      r = std::max(r, (static_cast<double>(std::sqrt(v_[j])) + eps) /
+                          (static_cast<double>(std::sqrt(v_fresh_[j])) + eps));
+    }
+    if (has_ratio_) {
+      r = std::clamp(r, (1.0 - opt_.r_threshold) * ratios_[l], (1.0 + opt_.r_threshold) * ratios_[l]);
+    }
+    r = std::clamp(r, opt_.r_min, opt_.r_max);
+    ratios_[l] = r;
+    coefficients_[l] = r * c_avg_[l];
+    const auto step = static_cast<float>(lr * coefficients_[l]);
+    for (size_t j = off; j < off + n; ++j) {
+      params[j] -= step * (m_[j] / (std::sqrt(v_[j]) + eps) + wd * params[j]);
+    }
+  }
+  has_ratio_ = true;
+}
+
+OptimizerMetrics OnebitLamb::metrics() const {
+  OptimizerMetrics out = Optimizer::metrics();
+  out.variance_norm = l2_norm(frozen_ ? v_fresh_ : v_);
+  out.layer_coefficients = coefficients_;
+  if (has_ratio_) out.layer_ratios = ratios_;
+  return out;
+}
+
+void OnebitLamb::save(OptimizerState& state) const {
+  state.put("m", m_);
+  state.put("v_frozen", v_);
+  state.put("v_fresh", v_fresh_);
+  state.put_scalar("frozen", frozen_ ? 1.0 : 0.0);
+  state.put_scalar("has_ratio", has_ratio_ ? 1.0 : 0.0);
+  state.put_scalars("c_avg", c_avg_);
+  state.put_scalars("k", k_);
+  state.put_scalars("coefficients", coefficients_);
+  state.put_scalars("ratios", ratios_);
+  channel_.save(state, "momentum");
+}
+
+void OnebitLamb::load(const OptimizerState& state) {
+  state.get("m", m_);
+  state.get("v_frozen", v_);
+  state.get("v_fresh", v_fresh_);
+  frozen_ = state.scalar("frozen") != 0.0;
+  has_ratio_ = state.scalar("has_ratio") != 0.0;
+  for (auto [key, dst] : {std::pair{"c_avg", &c_avg_}, std::pair{"k", &k_},
+                          std::pair{"coefficients", &coefficients_}, std::pair{"ratios", &ratios_}}) {
+    const auto& src = state.scalar_list(key);
+    if (src.size() != dst->size()) {
+      throw InvalidArgument(std::string("onebit-lamb: checkpoint '") + key + "' has " +
+                            std::to_string(src.size()) + " tensors, expected " +
+                            std::to_string(dst->size()));
+    }
+    *dst = src;
+  }
+  channel_.load(state, "momentum");
+}
+
+}  // namespace compopt

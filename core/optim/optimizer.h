@@ -1,0 +1,100 @@
+#pragma once
+// Optimizer: a data-parallel optimizer written once against Communicator
+// (SPEC §3). Each rank owns one instance and calls step() with the same
+// communicator group, in the same order, with its own local gradient.
+//
+// Contract:
+// - params.size() == grads.size() == layout().total(), identical on every rank.
+// - After step() every rank's params are bit-identical (except local-sgd
+//   variants between synchronizations, by design).
+// - step() increments step_count() (t = step_count() during the step, 1-based)
+//   and uses the learning rate schedule at t - 1 completed steps.
+// - save_state()/load_state() capture everything that influences later steps
+//   (moments, frozen variance, error feedback, step, stage, coefficients,
+//   seed). Loading on every rank and continuing reproduces an uninterrupted run
+//   bit for bit. load_state() throws InvalidArgument for another optimizer's
+//   state or mismatched sizes.
+// Not thread-safe; one instance per rank.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/comm/communicator.h"
+#include "core/comm/reduce_op.h"
+#include "core/optim/lr_schedule.h"
+#include "core/optim/optimizer_state.h"
+#include "core/optim/param_layout.h"
+
+namespace compopt {
+
+// Which phase the next step() runs in (reports split bytes by stage).
+enum class Stage { kFullPrecision, kWarmup, kCompression, kLocal };
+const char* stage_name(Stage stage);
+
+// SPEC §5 quantities after the latest step; absent ones are empty.
+struct OptimizerMetrics {
+  int64_t step = 0;
+  double lr = 0;                                // rate used by the latest step
+  std::optional<double> variance_norm;          // fused ||v||_2 over all parameters
+  std::optional<double> variance_ratio;         // ||v_t||_1 / ||v_{t-Delta}||_1
+  std::vector<double> layer_coefficients;       // LAMB trust coefficient c_t per tensor
+  std::vector<double> layer_ratios;             // 1-bit LAMB ratio r_t per tensor
+};
+
+// Knobs every optimizer shares (SPEC §3 "common knobs").
+struct CommonOptions {
+  std::shared_ptr<const LrSchedule> schedule;   // required
+  double weight_decay = 0.0;                    // lambda, added to the update as lambda*x
+  double eps = 1e-8;                            // eta
+  WirePrecision wire = WirePrecision::kFp32;    // of allreduce_mean
+  uint64_t seed = 0;                            // RandomKey seed of stochastic compressors
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  // One optimizer step; see the contract above.
+  void step(std::span<float> params, std::span<const float> grads, Communicator& comm);
+
+  const std::string& name() const { return name_; }
+  const ParamLayout& layout() const { return layout_; }
+  const CommonOptions& options() const { return common_; }
+  int64_t step_count() const { return t_; }
+  virtual Stage stage() const { return Stage::kFullPrecision; }
+  virtual OptimizerMetrics metrics() const;
+
+  OptimizerState save_state() const;
+  void load_state(const OptimizerState& state);
+  std::vector<std::byte> save_bytes() const { return save_state().to_bytes(); }
+  void load_bytes(std::span<const std::byte> blob) { load_state(OptimizerState::from_bytes(blob)); }
+
+ protected:
+  Optimizer(std::string name, ParamLayout layout, CommonOptions common);
+
+  // The step proper; t_ already counts it and lr is this step's rate.
+  virtual void do_step(std::span<float> params, std::span<const float> grads,
+                       Communicator& comm, float lr) = 0;
+  virtual void save(OptimizerState& state) const = 0;
+  virtual void load(const OptimizerState& state) = 0;
+
+  // grads averaged over all ranks with allreduce_mean in the configured precision.
+  void allreduce_mean(Communicator& comm, std::span<float> data) const;
+
+  size_t d() const { return layout_.total(); }
+  int64_t t_ = 0;
+  double last_lr_ = 0;
+
+ private:
+  std::string name_;
+  ParamLayout layout_;
+  CommonOptions common_;
+};
+
+}  // namespace compopt

@@ -1,0 +1,17 @@
+#include "core/optim/sgd.h"
+
+#include "core/optim/vector_ops.h"
+
+namespace compopt {
+
+Sgd::Sgd(ParamLayout layout, CommonOptions common)
+    : Optimizer("sgd", std::move(layout), std::move(common)), g_(d()) {}
+
+void Sgd::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
+                  float lr) {
+  std::copy(grads.begin(), grads.end(), g_.begin());
+  allreduce_mean(comm, g_);
+  apply_update(params, g_, lr, static_cast<float>(options().weight_decay));
+}
+
+}  // namespace compopt

@@ -1,0 +1,21 @@
+#pragma once
+// Small element-wise kernels shared by the optimizers. Norms accumulate in
+// double in index order, so they are deterministic and identical on every rank
+// given identical inputs.
+
+#include <span>
+
+namespace compopt {
+
+double l1_norm(std::span<const float> x);
+double l2_norm(std::span<const float> x);
+
+// x -= lr * (u + weight_decay * x)
+void apply_update(std::span<float> x, std::span<const float> u, float lr, float weight_decay);
+
+// m = beta*m + (1-beta)*g
+void ema(std::span<float> m, std::span<const float> g, float beta);
+// v = beta*v + (1-beta)*g*g
+void ema_square(std::span<float> v, std::span<const float> g, float beta);
+
+}  // namespace compopt
