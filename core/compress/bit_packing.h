@@ -5,45 +5,59 @@
 // continuous LSB-first bitstream: element j occupies stream bits [j*B, j*B+B), and stream bit t
 // is bit t%8 of byte t/8. Unused high bits of the last byte are written as 0.
 //
-// The one-bit helpers process 8 elements per byte with no per-bit branches so that the compiler
-// can vectorize the callers' loops. All helpers are header-only and thread-compatible.
+// The one-bit helpers move 8 flags (one byte each, 0 or 1) to or from one packed byte with a
+// single multiply, so callers can compute flags in branch-free fixed-size loops that the compiler
+// vectorizes. All helpers are header-only and thread-compatible. Assumes a little-endian host.
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace compopt {
+
+static_assert(std::endian::native == std::endian::little, "bit packing assumes little-endian");
 
 // Bytes needed for k fields of `bits` bits each: ceil(k*bits/8).
 constexpr size_t packed_bytes(size_t k, unsigned bits) { return (k * bits + 7) / 8; }
 
-// Writes packed_bytes(k, 1) bytes to out: bit j is bit_of(j) (a bool or 0/1 integer).
-template <class BitOf>
-inline void pack_bits(size_t k, std::byte* out, BitOf bit_of) {
+// Packs 8 flags (each 0 or 1, flag r in byte r of `flags`, i.e. little-endian) into one byte with
+// bit r = flag r. One multiply: every flag lands on its own bit, so no carries can occur.
+constexpr uint8_t pack8(uint64_t flags) {
+  return static_cast<uint8_t>((flags * 0x0102040810204080ull) >> 56);
+}
+
+// Spreads the 8 bits of v to 8 flags: byte r of the result is bit r of v (0 or 1).
+constexpr uint64_t unpack8(uint8_t v) {
+  const uint64_t picked = (v * 0x0101010101010101ull) & 0x8040201008040201ull;  // byte r: bit r
+  return ((picked + 0x7F7F7F7F7F7F7F7Full) >> 7) & 0x0101010101010101ull;       // nonzero -> 1
+}
+
+// Writes packed_bytes(k, 1) bytes to out from k flags (each 0 or 1): bit j = flags[j].
+inline void pack_flags(const uint8_t* flags, size_t k, std::byte* out) {
   const size_t full = k / 8;
   for (size_t q = 0; q < full; ++q) {
-    const size_t base = 8 * q;
-    unsigned v = 0;
-    for (unsigned r = 0; r < 8; ++r) v |= static_cast<unsigned>(bit_of(base + r) ? 1u : 0u) << r;
-    out[q] = static_cast<std::byte>(v);
+    uint64_t w;
+    std::memcpy(&w, flags + 8 * q, 8);
+    out[q] = static_cast<std::byte>(pack8(w));
   }
   if (const size_t rest = k - 8 * full; rest != 0) {
     unsigned v = 0;
-    for (unsigned r = 0; r < rest; ++r) v |= static_cast<unsigned>(bit_of(8 * full + r) ? 1u : 0u) << r;
+    for (unsigned r = 0; r < rest; ++r) v |= static_cast<unsigned>(flags[8 * full + r] & 1u) << r;
     out[full] = static_cast<std::byte>(v);
   }
 }
 
-// Calls emit(j, bit) for j in [0, k), bit in {0u, 1u}, reading packed_bytes(k, 1) bytes of in.
-template <class Emit>
-inline void unpack_bits(size_t k, const std::byte* in, Emit emit) {
+// Reads packed_bytes(k, 1) bytes of in into k flags (0 or 1): flags[j] = bit j.
+inline void unpack_flags(const std::byte* in, size_t k, uint8_t* flags) {
   const size_t full = k / 8;
   for (size_t q = 0; q < full; ++q) {
-    const unsigned v = static_cast<unsigned>(in[q]);
-    for (unsigned r = 0; r < 8; ++r) emit(8 * q + r, (v >> r) & 1u);
+    const uint64_t w = unpack8(static_cast<uint8_t>(in[q]));
+    std::memcpy(flags + 8 * q, &w, 8);
   }
   if (const size_t rest = k - 8 * full; rest != 0) {
     const unsigned v = static_cast<unsigned>(in[full]);
-    for (unsigned r = 0; r < rest; ++r) emit(8 * full + r, (v >> r) & 1u);
+    for (unsigned r = 0; r < rest; ++r) flags[8 * full + r] = static_cast<uint8_t>((v >> r) & 1u);
   }
 }
 

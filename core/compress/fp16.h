@@ -15,8 +15,7 @@ class Fp16Compressor final : public Compressor {
 
   float encode(std::span<const float> x, std::span<std::byte> payload,
                const RandomKey& key) const override;
-  void decode(float scale, std::span<const std::byte> payload,
-              std::span<float> out) const override;
+  void decode(float scale, std::span<const std::byte> payload, std::span<float> out) const override;
 };
 
 }  // namespace compopt

@@ -28,7 +28,7 @@ constexpr uint16_t float_to_half_bits(float value) {
     // a carry out of the mantissa correctly bumps the exponent.
     const uint32_t odd = (a >> 13) & 1u;
     h = (a + 0xFFFu + odd - ((127u - 15u) << 23)) >> 13;
-  } else {  // half subnormal or zero: units of 2^-24
+  } else {                              // half subnormal or zero: units of 2^-24
     const uint32_t exponent = a >> 23;  // biased; 0 only for float zero/subnormal (-> half zero)
     const uint32_t mantissa = (a & 0x7FFFFFu) | (exponent != 0 ? 0x800000u : 0u);
     // value = mantissa * 2^(exponent-150) = (mantissa >> shift) units of 2^-24, plus a remainder.

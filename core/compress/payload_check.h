@@ -12,9 +12,8 @@ namespace compopt {
 
 inline void check_payload_size(std::string_view who, size_t k, size_t got, size_t expected) {
   if (got != expected) {
-    throw InvalidArgument(std::string(who) + ": payload of " + std::to_string(got) +
-                          " bytes for " + std::to_string(k) + " elements, expected " +
-                          std::to_string(expected));
+    throw InvalidArgument(std::string(who) + ": payload of " + std::to_string(got) + " bytes for " +
+                          std::to_string(k) + " elements, expected " + std::to_string(expected));
   }
 }
 

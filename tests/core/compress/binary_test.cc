@@ -92,14 +92,14 @@ TEST(BinaryCompressor, UnbiasedOverSteps) {
   // Var[decode_j] = 1 - x_j^2 <= 1, so the mean over T steps is within 4/sqrt(T) of x_j with
   // overwhelming probability (draws are deterministic, so this cannot flake).
   const BinaryCompressor c;
-  const std::vector<float> x = {-1.0f, -0.9f, -0.5f, -0.1f, 0.0f, 0.05f, 0.3f, 0.77f, 0.99f, 1.0f,
-                                -0.33f, 0.66f, 0.125f, -0.75f, 0.5f, 0.9f};
+  const std::vector<float> x = {-1.0f, -0.9f, -0.5f,  -0.1f, 0.0f,   0.05f,  0.3f, 0.77f,
+                                0.99f, 1.0f,  -0.33f, 0.66f, 0.125f, -0.75f, 0.5f, 0.9f};
   constexpr int kTrials = 20000;
   std::vector<double> sum(x.size(), 0.0);
   std::vector<float> out(x.size());
   for (int t = 0; t < kTrials; ++t) {
-    const RandomKey key{.seed = 2024, .step = static_cast<uint64_t>(t), .rank = 0, .stream = 0,
-                        .index_offset = 0};
+    const RandomKey key{
+        .seed = 2024, .step = static_cast<uint64_t>(t), .rank = 0, .stream = 0, .index_offset = 0};
     c.round_trip(x, out, key);
     for (size_t j = 0; j < x.size(); ++j) sum[j] += out[j];
   }

@@ -23,26 +23,35 @@ TEST(PackedBytes, RoundsUp) {
   EXPECT_EQ(packed_bytes(5, 16), 10u);
 }
 
-TEST(PackBits, HandExample) {
+TEST(Pack8, ExhaustiveAgainstBitByBitReference) {
+  for (unsigned v = 0; v < 256; ++v) {
+    uint64_t flags = 0;
+    for (unsigned r = 0; r < 8; ++r) flags |= static_cast<uint64_t>((v >> r) & 1u) << (8 * r);
+    ASSERT_EQ(pack8(flags), v);
+    ASSERT_EQ(unpack8(static_cast<uint8_t>(v)), flags);
+  }
+}
+
+TEST(PackFlags, HandExample) {
   // Elements 0..9 = 1,0,1,1,0,0,0,1 | 0,1 -> byte0 = 0b10001101, byte1 = 0b00000010.
-  const bool bits[] = {true, false, true, true, false, false, false, true, false, true};
+  const uint8_t flags[] = {1, 0, 1, 1, 0, 0, 0, 1, 0, 1};
   std::vector<std::byte> out(2, std::byte{0xFF});
-  pack_bits(10, out.data(), [&](size_t j) { return bits[j]; });
+  pack_flags(flags, 10, out.data());
   EXPECT_EQ(out[0], std::byte{0x8D});
   EXPECT_EQ(out[1], std::byte{0x02});  // unused high bits are 0
 }
 
-TEST(PackBits, MatchesReferenceAndUnpacks) {
+TEST(PackFlags, MatchesReferenceAndUnpacks) {
   for (size_t k : {0u, 1u, 7u, 8u, 9u, 63u, 64u, 65u}) {
-    std::vector<unsigned> bits(k);
-    for (size_t j = 0; j < k; ++j) bits[j] = ((j * 2654435761u) >> 7) & 1u;
+    std::vector<uint8_t> flags(k);
+    for (size_t j = 0; j < k; ++j) flags[j] = ((j * 2654435761u) >> 7) & 1u;
     std::vector<std::byte> out(packed_bytes(k, 1));
-    pack_bits(k, out.data(), [&](size_t j) { return bits[j]; });
-    for (size_t j = 0; j < k; ++j) ASSERT_EQ(stream_bit(out, j), bits[j] != 0) << k << " " << j;
+    pack_flags(flags.data(), k, out.data());
+    for (size_t j = 0; j < k; ++j) ASSERT_EQ(stream_bit(out, j), flags[j] != 0) << k << " " << j;
     for (size_t t = k; t < 8 * out.size(); ++t) ASSERT_FALSE(stream_bit(out, t));
-    std::vector<unsigned> back(k, 7u);
-    unpack_bits(k, out.data(), [&](size_t j, unsigned b) { back[j] = b; });
-    EXPECT_EQ(back, bits);
+    std::vector<uint8_t> back(k, 7u);
+    unpack_flags(out.data(), k, back.data());
+    EXPECT_EQ(back, flags);
   }
 }
 

@@ -60,8 +60,8 @@ TEST_P(ErrorFeedbackTelescoping, SumOfMessagesIsSumOfInputsMinusFinalError) {
              (0.2f + 0.8f * static_cast<float>((i * 7 + t) % 5) / 4.0f);
     }
     ef.compensate(x, y);
-    const RandomKey key{.seed = 17, .step = static_cast<uint64_t>(t), .rank = 0, .stream = 0,
-                        .index_offset = 0};
+    const RandomKey key{
+        .seed = 17, .step = static_cast<uint64_t>(t), .rank = 0, .stream = 0, .index_offset = 0};
     const float scale = c->round_trip(y, decoded, key);
     ASSERT_TRUE(std::isfinite(scale));
     ef.update(y, decoded);
@@ -81,8 +81,7 @@ TEST_P(ErrorFeedbackTelescoping, SumOfMessagesIsSumOfInputsMinusFinalError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCompressors, ErrorFeedbackTelescoping,
-                         testing::Values("identity", "fp16", "sign", "binary", "nbit:2",
-                                         "nbit:8"),
+                         testing::Values("identity", "fp16", "sign", "binary", "nbit:2", "nbit:8"),
                          [](const testing::TestParamInfo<std::string>& param_info) {
                            std::string name = param_info.param;
                            for (char& ch : name) {

@@ -38,7 +38,8 @@ TEST(Fp16Compressor, EncodesToNearestEvenHalf) {
 TEST(Fp16Compressor, MatchesGccOnManyValues) {
   const Fp16Compressor c;
   std::vector<float> x(4099);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = std::ldexp(std::sin(static_cast<float>(i)), i % 40 - 28);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::ldexp(std::sin(static_cast<float>(i)), i % 40 - 28);
   std::vector<float> out(x.size());
   c.round_trip(x, out, RandomKey{});
   for (size_t i = 0; i < x.size(); ++i) {

@@ -24,19 +24,19 @@ TEST(FloatToHalf, HandDerivedValues) {
   EXPECT_EQ(float_to_half_bits(0.0f), 0x0000);
   EXPECT_EQ(float_to_half_bits(-0.0f), 0x8000);
   EXPECT_EQ(float_to_half_bits(-2.0f), 0xC000);
-  EXPECT_EQ(float_to_half_bits(65504.0f), 0x7BFF);                     // max half
+  EXPECT_EQ(float_to_half_bits(65504.0f), 0x7BFF);                        // max half
   EXPECT_EQ(float_to_half_bits(std::nextafter(65520.0f, 0.0f)), 0x7BFF);  // just below the tie
   EXPECT_EQ(float_to_half_bits(65520.0f), 0x7C00);  // tie between 65504 (odd) and 2^16 -> inf
   EXPECT_EQ(float_to_half_bits(-1e10f), 0xFC00);
   EXPECT_EQ(float_to_half_bits(std::numeric_limits<float>::infinity()), 0x7C00);
   EXPECT_EQ(float_to_half_bits(-std::numeric_limits<float>::infinity()), 0xFC00);
-  EXPECT_EQ(float_to_half_bits(0x1p-14f), 0x0400);        // min normal
-  EXPECT_EQ(float_to_half_bits(0x1p-24f), 0x0001);        // min subnormal
-  EXPECT_EQ(float_to_half_bits(0x1p-25f), 0x0000);        // tie -> even (0)
-  EXPECT_EQ(float_to_half_bits(0x1.8p-24f), 0x0002);      // 1.5 ulp tie -> even (2)
+  EXPECT_EQ(float_to_half_bits(0x1p-14f), 0x0400);         // min normal
+  EXPECT_EQ(float_to_half_bits(0x1p-24f), 0x0001);         // min subnormal
+  EXPECT_EQ(float_to_half_bits(0x1p-25f), 0x0000);         // tie -> even (0)
+  EXPECT_EQ(float_to_half_bits(0x1.8p-24f), 0x0002);       // 1.5 ulp tie -> even (2)
   EXPECT_EQ(float_to_half_bits(0x1.000002p-25f), 0x0001);  // just above the tie
-  EXPECT_EQ(float_to_half_bits(0x1.ff8p-15f), 0x03FF);  // max subnormal
-  EXPECT_EQ(float_to_half_bits(0x1.ffcp-15f), 0x0400);  // max subnormal + 1/2 ulp: tie -> even
+  EXPECT_EQ(float_to_half_bits(0x1.ff8p-15f), 0x03FF);     // max subnormal
+  EXPECT_EQ(float_to_half_bits(0x1.ffcp-15f), 0x0400);     // max subnormal + 1/2 ulp: tie -> even
   EXPECT_EQ(float_to_half_bits(1.0f + 0x1p-11f), 0x3C00);  // tie -> even
   EXPECT_EQ(float_to_half_bits(1.0f + 0x3p-11f), 0x3C02);  // tie -> even (up)
   EXPECT_EQ(float_to_half_bits(0.1f), 0x2E66);
@@ -103,7 +103,8 @@ TEST(HalfToFloat, ExhaustiveAgainstGccAndRoundTrip) {
       ASSERT_TRUE(std::isnan(f)) << std::hex << h;
       ASSERT_EQ(std::signbit(f), std::signbit(g)) << std::hex << h;
       // Payload kept; the quiet bit is set.
-      ASSERT_EQ(std::bit_cast<uint32_t>(f), std::bit_cast<uint32_t>(g) | 0x400000u) << std::hex << h;
+      ASSERT_EQ(std::bit_cast<uint32_t>(f), std::bit_cast<uint32_t>(g) | 0x400000u)
+          << std::hex << h;
       ASSERT_EQ(float_to_half_bits(f), h | 0x0200u) << std::hex << h;
     } else {
       ASSERT_EQ(std::bit_cast<uint32_t>(f), std::bit_cast<uint32_t>(g)) << std::hex << h;

@@ -101,8 +101,8 @@ TEST(NbitCompressor, UnbiasedOverSteps) {
     std::vector<double> sum(x.size(), 0.0);
     std::vector<float> out(x.size());
     for (int t = 0; t < kTrials; ++t) {
-      const RandomKey key{.seed = 99, .step = static_cast<uint64_t>(t), .rank = 0, .stream = 0,
-                          .index_offset = 0};
+      const RandomKey key{
+          .seed = 99, .step = static_cast<uint64_t>(t), .rank = 0, .stream = 0, .index_offset = 0};
       EXPECT_EQ(c.round_trip(x, out, key), 1.0f);
       for (size_t j = 0; j < x.size(); ++j) sum[j] += out[j];
     }

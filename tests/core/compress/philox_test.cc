@@ -42,8 +42,11 @@ TEST(UniformFromBits, RangeEnds) {
 }
 
 TEST(RandomKey, BlockUsesDocumentedCounterLayout) {
-  const RandomKey key{.seed = 0x0123456789abcdefull, .step = 0x0000000500000007ull, .rank = 3,
-                      .stream = 2, .index_offset = 0};
+  const RandomKey key{.seed = 0x0123456789abcdefull,
+                      .step = 0x0000000500000007ull,
+                      .rank = 3,
+                      .stream = 2,
+                      .index_offset = 0};
   const uint64_t q = 0x0000000900000011ull;
   const PhiloxCounter expected = philox4x32_10(
       {0x00000011u, 0x00000009u ^ (2u << 16), 0x00000007u, 3u}, {0x89abcdefu, 0x01234567u ^ 5u});

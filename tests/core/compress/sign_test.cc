@@ -137,6 +137,13 @@ TEST(SignCompressor, ScaleMatchesLongDoubleReference) {
   std::vector<std::byte> payload(c.payload_bytes(x.size()));
   const float s = c.encode(x, payload, kKey);
   EXPECT_EQ(s, static_cast<float>(std::sqrt(sum / x.size())));
+  for (size_t j = 0; j < x.size(); ++j) {  // bits across several internal blocks and a tail
+    const bool bit = ((static_cast<unsigned>(payload[j / 8]) >> (j % 8)) & 1u) != 0;
+    ASSERT_EQ(bit, x[j] >= 0.0f) << j;
+  }
+  std::vector<float> out(x.size());
+  c.decode(s, payload, out);
+  for (size_t j = 0; j < x.size(); ++j) ASSERT_EQ(out[j], x[j] >= 0.0f ? s : -s) << j;
 }
 
 TEST(SignCompressor, NonFiniteInputsGiveNonFiniteScale) {
