@@ -16,14 +16,22 @@ void adam_direction(const AdamOptions& o, int64_t t, float eps, std::span<const 
   for (size_t j = 0; j < u.size(); ++j) u[j] = (m[j] / c1) / (std::sqrt(v[j] / c2) + eps);
 }
 
-Adam::Adam(ParamLayout layout, CommonOptions common, AdamOptions adam)
-    : Optimizer("adam", std::move(layout), std::move(common)),
-      adam_(adam), m_(d(), 0.0f), v_(d(), 0.0f), g_(d()) {}
+Adam::Adam(ParamLayout layout, CommonOptions common, AdamOptions adam,
+           const std::optional<std::string>& gradient_compressor)
+    : Optimizer(gradient_compressor ? "naive-onebit-adam" : "adam", std::move(layout),
+                std::move(common)),
+      adam_(adam), m_(d(), 0.0f), v_(d(), 0.0f), g_(d()) {
+  if (gradient_compressor) channel_.emplace(*gradient_compressor, options().seed);
+}
 
 void Adam::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
                    float lr) {
   std::copy(grads.begin(), grads.end(), g_.begin());
-  allreduce_mean(comm, g_);
+  if (channel_) {
+    channel_->allreduce_mean(comm, g_, t_);
+  } else {
+    allreduce_mean(comm, g_);
+  }
   ema(m_, g_, adam_.beta1);
   ema_square(v_, g_, adam_.beta2);
   adam_direction(adam_, t_, static_cast<float>(options().eps), m_, v_, g_);
@@ -39,11 +47,13 @@ OptimizerMetrics Adam::metrics() const {
 void Adam::save(OptimizerState& state) const {
   state.put("m", m_);
   state.put("v", v_);
+  if (channel_) channel_->save(state, "gradient");
 }
 
 void Adam::load(const OptimizerState& state) {
   state.get("m", m_);
   state.get("v", v_);
+  if (channel_) channel_->load(state, "gradient");
 }
 
 }  // namespace compopt

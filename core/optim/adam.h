@@ -2,7 +2,15 @@
 // Adam (SPEC §3): g = allreduce_mean(g_i); m = b1*m + (1-b1)*g;
 // v = b2*v + (1-b2)*g^2; x -= lr * (m^/(sqrt(v^)+eps) + lambda*x), where
 // m^ = m/(1-b1^t), v^ = v/(1-b2^t) with bias_correction, else m^ = m, v^ = v.
+//
+// With a gradient compressor this is naive 1-bit Adam ([1BA] §3.2 ablation):
+// never freezes; g = compressed_allreduce_mean(g_i) with worker and server EF,
+// then the same Adam update from the decoded average.
 
+#include <optional>
+#include <string>
+
+#include "core/optim/compressed_channel.h"
 #include "core/optim/optimizer.h"
 
 namespace compopt {
@@ -20,7 +28,10 @@ void adam_direction(const AdamOptions& options, int64_t t, float eps, std::span<
 
 class Adam final : public Optimizer {
  public:
-  Adam(ParamLayout layout, CommonOptions common, AdamOptions adam);
+  // gradient_compressor: nullopt for Adam, a compressor spec for naive 1-bit Adam.
+  Adam(ParamLayout layout, CommonOptions common, AdamOptions adam,
+       const std::optional<std::string>& gradient_compressor = std::nullopt);
+  Stage stage() const override { return channel_ ? Stage::kCompression : Stage::kFullPrecision; }
   OptimizerMetrics metrics() const override;
 
  private:
@@ -30,6 +41,7 @@ class Adam final : public Optimizer {
   void load(const OptimizerState& state) override;
 
   AdamOptions adam_;
+  std::optional<CompressedChannel> channel_;  // set for naive 1-bit Adam
   std::vector<float> m_, v_, g_;
 };
 

@@ -9,7 +9,6 @@
 #include "core/optim/lamb.h"
 #include "core/optim/local_sgd.h"
 #include "core/optim/momentum_sgd.h"
-#include "core/optim/naive_onebit_adam.h"
 #include "core/optim/onebit_adam.h"
 #include "core/optim/onebit_lamb.h"
 #include "core/optim/sgd.h"
@@ -105,7 +104,7 @@ std::unique_ptr<Optimizer> build(const std::string& name, HyperParams& hp,
   }
   if (name == "naive-onebit-adam") {
     const AdamOptions a = read_adam(hp, true);
-    return std::make_unique<NaiveOnebitAdam>(layout, common, a, read_compressor(hp, "sign"));
+    return std::make_unique<Adam>(layout, common, a, read_compressor(hp, "sign"));
   }
   if (name == "onebit-lamb") {
     OnebitLambOptions o;
