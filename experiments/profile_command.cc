@@ -1,0 +1,139 @@
+// `compopt profile`: simulates one training step of a workload on a cluster for
+// an optimizer (SimGrid, scaled proxy) and prints the step-time breakdown of
+// 1-bit Adam's Table 1 (forward, backward allreduce, backward else, step,
+// allreduce %). `--calibration` runs the 13 published rows instead and prints
+// predicted against published figures (docs/calibration.md).
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "core/util/error.h"
+#include "experiments/commands.h"
+#include "experiments/run_directory.h"
+#include "net_models/calibration_rows.h"
+#include "sim/scenario.h"
+
+namespace compopt::cli {
+namespace {
+
+struct Options {
+  sim::Scenario scenario;
+  bool calibration = false;
+  std::string out;
+};
+
+void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
+  fmt::print(
+      "{:<12} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f}\n",
+      t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s, 1e3 * t.compress_s,
+      1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(), t.throughput_samples_s);
+  (void)c;
+}
+
+void run_profile(const Options& o) {
+  const sim::StepConfig config = sim::resolve_scenario(o.scenario);
+  RunDirectory dir("profile", o.out);
+  fmt::print(
+      "compopt profile: {} on {} ({} nodes x {} GPUs, {}, {} Gbit/s between nodes), {}, batch {} x "
+      "{} "
+      "accumulation{}\n\n",
+      config.workload.name, config.cluster.name, config.cluster.nodes, config.cluster.gpus_per_node,
+      net::topology_name(config.cluster.topology), config.cluster.inter_node_gbps, config.optimizer,
+      config.batch_per_gpu, config.grad_accum, config.overlap ? ", overlapped buckets" : "");
+  fmt::print("{:<12} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
+             "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %", "samples/s");
+  std::ostringstream csv;
+  csv << sim::scenario_csv_header();
+  for (const sim::StageTiming& t : sim::simulate_step(config)) {
+    print_breakdown(config, t);
+    csv << sim::scenario_csv_row(o.scenario, config, t);
+  }
+  dir.write_file("profile.csv", csv.str());
+  dir.write_run_json({{"workload", config.workload.name},
+                      {"cluster", o.scenario.cluster},
+                      {"optimizer", config.optimizer},
+                      {"gpus", config.cluster.gpus()},
+                      {"inter_node_gbps", config.cluster.inter_node_gbps},
+                      {"topology", std::string(net::topology_name(config.cluster.topology))},
+                      {"batch_per_gpu", config.batch_per_gpu},
+                      {"grad_accum", config.grad_accum},
+                      {"overlap", config.overlap},
+                      {"platform_file", o.scenario.platform_file},
+                      {"backend", "sim"}});
+  fmt::print("\nwrote {}/profile.csv and run.json\n", dir.path().string());
+}
+
+void run_calibration(const Options& o) {
+  RunDirectory dir("profile", o.out);
+  fmt::print("{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9} {:>9} {:>7} | {:>6} {:>6} {:>6}\n", "cluster",
+             "nodes", "gpus", "batch", "accum", "AR ms", "paper ms", "err %", "AR %", "paper",
+             "diff");
+  std::ostringstream csv;
+  csv << "cluster,nodes,gpus,batch_per_gpu,grad_accum,allreduce_ms,published_allreduce_ms,"
+         "allreduce_error_pct,"
+         "allreduce_pct,published_allreduce_pct,allreduce_pct_points\n";
+  double worst_ms = 0, worst_pct = 0;
+  for (const net::ProfileRow& row : net::onebit_adam_profile_rows()) {
+    sim::Scenario s;
+    s.cluster = row.cluster;
+    s.gpus = row.gpus;
+    s.batch_per_gpu = row.batch_per_gpu;
+    s.grad_accum = row.grad_accum;
+    const sim::StageTiming t = sim::simulate_step(sim::resolve_scenario(s)).front();
+    const double ms = 1e3 * t.comm_s, err = 100.0 * (ms - row.allreduce_ms) / row.allreduce_ms;
+    const double points = t.allreduce_pct() - row.allreduce_pct;
+    worst_ms = std::max(worst_ms, std::abs(err));
+    worst_pct = std::max(worst_pct, std::abs(points));
+    fmt::print(
+        "{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9.2f} {:>9.2f} {:>+7.1f} | {:>6.1f} {:>6.0f} "
+        "{:>+6.1f}\n",
+        row.cluster, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms, row.allreduce_ms,
+        err, t.allreduce_pct(), row.allreduce_pct, points);
+    csv << fmt::format("{},{},{},{},{},{:.3f},{:.2f},{:.2f},{:.2f},{:.0f},{:.2f}\n", row.cluster,
+                       row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms, row.allreduce_ms,
+                       err, t.allreduce_pct(), row.allreduce_pct, points);
+  }
+  fmt::print(
+      "\nworst |error|: {:.1f}% of allreduce ms (target 25%), {:.1f} points of allreduce % (target "
+      "8)\n",
+      worst_ms, worst_pct);
+  dir.write_file("calibration.csv", csv.str());
+  dir.write_run_json({{"calibration", "onebit_adam_profile"}, {"backend", "sim"}});
+  fmt::print("wrote {}/calibration.csv and run.json\n", dir.path().string());
+}
+
+}  // namespace
+
+void register_profile_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "profile", "Simulate one training step (SimGrid, scaled proxy) and print its time breakdown");
+  cmd->add_option("--workload", o->scenario.workload, "workload preset")->capture_default_str();
+  cmd->add_option("--cluster", o->scenario.cluster, "cluster preset")->capture_default_str();
+  cmd->add_option("--platform", o->scenario.platform_file,
+                  "SimGrid platform XML replacing the preset's");
+  cmd->add_option(
+         "--optimizer", o->scenario.optimizer,
+         "adam, sgdm, lamb, bertadam, onebit-adam, onebit-lamb, birder, birder-hierarchical")
+      ->capture_default_str();
+  cmd->add_option("--gpus", o->scenario.gpus, "GPUs (0 = the preset's)")->capture_default_str();
+  cmd->add_option("--inter-node-gbps", o->scenario.inter_node_gbps,
+                  "NIC bandwidth (0 = the preset's)");
+  cmd->add_option("--topology", o->scenario.topology,
+                  "star, fat-tree, torus or dragonfly (default: the preset's)");
+  cmd->add_option("--batch-per-gpu", o->scenario.batch_per_gpu,
+                  "micro-batch per GPU (0 = the workload's)");
+  cmd->add_option("--grad-accum", o->scenario.grad_accum, "gradient accumulation steps")
+      ->capture_default_str();
+  cmd->add_flag("--overlap", o->scenario.overlap,
+                "overlap the allreduce with backward in buckets (DDP-style)");
+  cmd->add_option("--buckets", o->scenario.buckets, "buckets with --overlap (0 = 25 MB buckets)");
+  cmd->add_flag("--calibration", o->calibration,
+                "run the 13 rows of 1-bit Adam's Table 1 and compare");
+  cmd->add_option("--out", o->out, "run directory (default runs/profile-<time>)");
+  cmd->callback([o] { o->calibration ? run_calibration(*o) : run_profile(*o); });
+}
+
+}  // namespace compopt::cli

@@ -1,0 +1,167 @@
+#include "net_models/cluster_spec.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <numeric>
+
+#include "core/util/error.h"
+
+namespace compopt::net {
+
+Topology parse_topology(std::string_view name) {
+  if (name == "star") return Topology::kStar;
+  if (name == "fat-tree") return Topology::kFatTree;
+  if (name == "torus") return Topology::kTorus;
+  if (name == "dragonfly") return Topology::kDragonfly;
+  throw InvalidArgument(
+      fmt::format("topology '{}': expected star, fat-tree, torus or dragonfly", name));
+}
+
+std::string_view topology_name(Topology topology) {
+  switch (topology) {
+    case Topology::kStar:
+      return "star";
+    case Topology::kFatTree:
+      return "fat-tree";
+    case Topology::kTorus:
+      return "torus";
+    case Topology::kDragonfly:
+      return "dragonfly";
+  }
+  return "unknown";
+}
+
+namespace {
+
+void require_positive(double value, const char* field, const std::string& cluster) {
+  if (!(value > 0) || !std::isfinite(value)) {
+    throw InvalidArgument(
+        fmt::format("cluster '{}': {} = {}, expected a finite value > 0", cluster, field, value));
+  }
+}
+
+void require_non_negative(double value, const char* field, const std::string& cluster) {
+  if (!(value >= 0) || !std::isfinite(value)) {
+    throw InvalidArgument(
+        fmt::format("cluster '{}': {} = {}, expected a finite value >= 0", cluster, field, value));
+  }
+}
+
+}  // namespace
+
+void ClusterSpec::validate() const {
+  if (nodes < 1) {
+    throw InvalidArgument(fmt::format("cluster '{}': nodes = {}, expected >= 1", name, nodes));
+  }
+  if (gpus_per_node < 1) {
+    throw InvalidArgument(
+        fmt::format("cluster '{}': gpus_per_node = {}, expected >= 1", name, gpus_per_node));
+  }
+  if (!platform_file.empty()) {
+    if (!std::filesystem::is_regular_file(platform_file)) {
+      throw InvalidArgument(
+          fmt::format("cluster '{}': platform file '{}' does not exist", name, platform_file));
+    }
+    return;  // link figures come from the file
+  }
+  require_positive(intra_node_gbps, "intra_node_gbps", name);
+  require_non_negative(intra_node_latency_s, "intra_node_latency_s", name);
+  require_positive(inter_node_gbps, "inter_node_gbps", name);
+  require_non_negative(inter_node_latency_s, "inter_node_latency_s", name);
+  require_positive(intra_node_efficiency, "intra_node_efficiency", name);
+  require_positive(inter_node_efficiency, "inter_node_efficiency", name);
+  require_positive(latency_factor, "latency_factor", name);
+  require_positive(bandwidth_factor, "bandwidth_factor", name);
+  if (network_model != "CM02" && network_model != "LV08") {
+    throw InvalidArgument(fmt::format("cluster '{}': network_model '{}', expected CM02 or LV08",
+                                      name, network_model));
+  }
+  if (network_model == "LV08" && (latency_factor != 1.0 || bandwidth_factor != 1.0)) {
+    throw InvalidArgument(
+        fmt::format("cluster '{}': network_model LV08 fixes its own factors; latency_factor {} and "
+                    "bandwidth_factor {} must stay 1 (use CM02 to set them)",
+                    name, latency_factor, bandwidth_factor));
+  }
+  if (topology == Topology::kFatTree) {
+    if (nodes_per_switch < 0 || (nodes_per_switch > 0 && nodes % nodes_per_switch != 0)) {
+      throw InvalidArgument(fmt::format(
+          "cluster '{}': nodes_per_switch = {}, expected 0 (one switch) or a divisor of nodes = {}",
+          name, nodes_per_switch, nodes));
+    }
+    require_non_negative(uplink_gbps, "uplink_gbps", name);
+  }
+  if (topology == Topology::kTorus && !torus_dims.empty()) {
+    const long product =
+        std::accumulate(torus_dims.begin(), torus_dims.end(), 1L, std::multiplies<>());
+    for (int d : torus_dims) {
+      if (d < 1) {
+        throw InvalidArgument(
+            fmt::format("cluster '{}': torus dimension {}, expected >= 1", name, d));
+      }
+    }
+    if (product != nodes) {
+      throw InvalidArgument(
+          fmt::format("cluster '{}': torus dimensions multiply to {}, expected nodes = {}", name,
+                      product, nodes));
+    }
+  }
+  if (topology == Topology::kDragonfly &&
+      (dragonfly_groups < 0 || (dragonfly_groups > 0 && nodes % dragonfly_groups != 0))) {
+    throw InvalidArgument(fmt::format(
+        "cluster '{}': dragonfly_groups = {}, expected 0 (automatic) or a divisor of nodes = {}",
+        name, dragonfly_groups, nodes));
+  }
+}
+
+std::vector<int> effective_torus_dims(const ClusterSpec& spec) {
+  if (!spec.torus_dims.empty()) return spec.torus_dims;
+  // Greedy near-cubic factorization: peel the divisor closest to the remaining cube root.
+  std::vector<int> dims;
+  int rest = spec.nodes;
+  for (int left = 3; left > 1; --left) {
+    const double target = std::pow(static_cast<double>(rest), 1.0 / left);
+    int best = 1;
+    for (int d = 1; d <= rest; ++d) {
+      if (rest % d == 0 && std::abs(d - target) < std::abs(best - target)) best = d;
+    }
+    dims.push_back(best);
+    rest /= best;
+  }
+  dims.push_back(rest);
+  return dims;
+}
+
+int effective_dragonfly_groups(const ClusterSpec& spec) {
+  if (spec.dragonfly_groups > 0) return spec.dragonfly_groups;
+  const double target = std::sqrt(static_cast<double>(spec.nodes));
+  int best = 1;
+  for (int d = 1; d <= spec.nodes; ++d) {
+    if (spec.nodes % d == 0 && std::abs(d - target) < std::abs(best - target)) best = d;
+  }
+  return best;
+}
+
+ClusterSpec with_gpus(const ClusterSpec& spec, int gpus) {
+  if (gpus < 1) throw InvalidArgument(fmt::format("gpus = {}, expected >= 1", gpus));
+  ClusterSpec out = spec;
+  if (gpus < spec.gpus_per_node) {
+    out.nodes = 1;
+    out.gpus_per_node = gpus;
+  } else if (gpus % spec.gpus_per_node != 0) {
+    throw InvalidArgument(fmt::format(
+        "gpus = {} does not divide into nodes of {} GPUs (cluster '{}'): expected a multiple of {}",
+        gpus, spec.gpus_per_node, spec.name, spec.gpus_per_node));
+  } else {
+    out.nodes = gpus / spec.gpus_per_node;
+  }
+  // Fewer nodes than one leaf switch holds: they all share that switch.
+  if (out.nodes <= out.nodes_per_switch) out.nodes_per_switch = 0;
+  out.torus_dims.clear();
+  out.dragonfly_groups = 0;
+  return out;
+}
+
+}  // namespace compopt::net

@@ -1,0 +1,76 @@
+#pragma once
+// ClusterSpec: what a simulated cluster looks like (nodes of GPUs, the links
+// inside a node and between nodes, the inter-node topology and the SimGrid
+// network model), or a user's SimGrid platform XML instead. Bandwidths are in
+// Gbit/s, latencies in seconds. validate() checks every field and throws
+// InvalidArgument naming the bad value; platform building assumes a valid spec.
+//
+// Link model (docs/simulator.md): every GPU has a full-duplex link of
+// intra_node_gbps to its node's switch, latency intra_node_latency_s / 2, so a
+// GPU-to-GPU hop inside a node costs intra_node_latency_s. Every node has a
+// full-duplex NIC of inter_node_gbps, latency inter_node_latency_s / 2, to the
+// fabric; `topology` says how NICs are connected.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace compopt::net {
+
+enum class Topology { kStar, kFatTree, kTorus, kDragonfly };
+
+// Parses "star" | "fat-tree" | "torus" | "dragonfly"; throws InvalidArgument otherwise.
+Topology parse_topology(std::string_view name);
+std::string_view topology_name(Topology topology);
+
+struct ClusterSpec {
+  std::string name = "custom";
+  int nodes = 1;
+  int gpus_per_node = 1;
+  double intra_node_gbps = 1200.0;
+  double intra_node_latency_s = 2e-6;
+  double inter_node_gbps = 100.0;
+  double inter_node_latency_s = 5e-6;
+  // Fraction of the nominal bandwidth that collectives achieve (calibrated,
+  // docs/calibration.md); the platform's links run at gbps x efficiency.
+  double intra_node_efficiency = 1.0;
+  double inter_node_efficiency = 1.0;
+  Topology topology = Topology::kStar;
+
+  // fat-tree: nodes under one leaf switch (0 = all nodes under one switch, a
+  // star) and the bandwidth of each leaf's uplink to the core (0 = non-blocking:
+  // nodes_per_switch x inter_node_gbps); scaled by inter_node_efficiency too.
+  int nodes_per_switch = 0;
+  double uplink_gbps = 0.0;
+  // torus: dimensions whose product is `nodes` (empty = chosen automatically).
+  std::vector<int> torus_dims;
+  // dragonfly: groups (0 = chosen automatically); each group is one chassis of
+  // routers with one node per router.
+  int dragonfly_groups = 0;
+
+  // SimGrid network model: "CM02" (no correction factors unless set below) or
+  // "LV08" (SimGrid's default: latency x13.01, bandwidth x0.97, weight-S 20537).
+  std::string network_model = "CM02";
+  double latency_factor = 1.0;    // multiplies every route latency (CM02 only)
+  double bandwidth_factor = 1.0;  // multiplies every link bandwidth (CM02 only)
+
+  // When set, the platform comes from this SimGrid XML file; nodes and
+  // gpus_per_node then say how its hosts (in name order) group into nodes.
+  std::string platform_file;
+
+  int gpus() const { return nodes * gpus_per_node; }
+  // Throws InvalidArgument naming the first bad field.
+  void validate() const;
+};
+
+// torus_dims or an automatic near-cubic factorization of `nodes` (up to 3 dims).
+std::vector<int> effective_torus_dims(const ClusterSpec& spec);
+// dragonfly_groups or the divisor of `nodes` closest to sqrt(nodes).
+int effective_dragonfly_groups(const ClusterSpec& spec);
+
+// Returns a copy of `spec` with `gpus` GPUs: same gpus_per_node, nodes = gpus /
+// gpus_per_node (gpus < gpus_per_node gives one node of `gpus`). Throws
+// InvalidArgument when gpus does not divide into whole nodes.
+ClusterSpec with_gpus(const ClusterSpec& spec, int gpus);
+
+}  // namespace compopt::net

@@ -1,0 +1,34 @@
+#pragma once
+// A scenario of `compopt profile` / `compopt sweep`: named presets plus
+// overrides, resolved into a StepConfig, and its CSV row format (one row per
+// scenario and optimizer stage).
+
+#include <string>
+
+#include "sim/step_simulator.h"
+
+namespace compopt::sim {
+
+struct Scenario {
+  std::string workload = "bert-large-seq128";
+  std::string cluster = "ethernet-v100-4";
+  std::string platform_file = {};  // replaces the preset's generated platform
+  std::string optimizer = "adam";
+  int gpus = 0;                // 0: the preset's nodes x gpus_per_node
+  double inter_node_gbps = 0;  // 0: the preset's
+  std::string topology = {};   // empty: the preset's
+  int batch_per_gpu = 0;       // 0: the workload's default
+  int grad_accum = 1;
+  bool overlap = false;
+  int buckets = 0;
+};
+
+// Throws InvalidArgument naming the bad value (unknown preset or optimizer,
+// GPU count not divisible into nodes, non-positive bandwidth, ...).
+StepConfig resolve_scenario(const Scenario& scenario);
+
+std::string scenario_csv_header();
+std::string scenario_csv_row(const Scenario& scenario, const StepConfig& config,
+                             const StageTiming& timing);
+
+}  // namespace compopt::sim

@@ -1,0 +1,39 @@
+#pragma once
+// State shared by the ranks of one simulation (sim_world.cc creates it, every
+// SimTransport points to it). SimGrid runs all actors in one OS thread, one at
+// a time, so no locking is needed.
+
+#include <simgrid/forward.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/comm/transport.h"
+
+namespace compopt::sim {
+
+// One message on the wire: the real payload travels with it; the simulated
+// size is given to SimGrid separately.
+struct SimMessage {
+  int src = -1;
+  Channel channel = 0;
+  std::vector<std::byte> data;
+  bool peer_returned = false;  // wake-up note: `src` returned from its function
+};
+
+struct SimShared {
+  std::vector<int> node_of_rank;
+  std::vector<simgrid::s4u::Mailbox*> mailbox;  // one per destination rank
+  std::vector<char> finished;                   // rank returned from its function
+  std::vector<int> waiting_on;                  // rank it blocks on in recv, or -1
+  std::vector<uint32_t> in_flight;              // [dst * n + src]: posted, not yet taken
+  double start_clock = 0.0;
+
+  int size() const { return static_cast<int>(node_of_rank.size()); }
+  uint32_t& pending(int src, int dst) {
+    return in_flight[static_cast<size_t>(dst) * node_of_rank.size() + static_cast<size_t>(src)];
+  }
+};
+
+}  // namespace compopt::sim

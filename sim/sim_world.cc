@@ -1,0 +1,119 @@
+#include "sim/sim_world.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
+#include <string>
+
+#include "core/util/error.h"
+#include "net_models/platform_builder.h"
+#include "sim/sim_transport.h"
+
+namespace compopt::sim {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+std::mutex& engine_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+void check_placement(const net::ClusterSpec& cluster, int ranks, int per_node) {
+  if (ranks < 1) throw InvalidArgument(fmt::format("sim: {} ranks, expected at least 1", ranks));
+  if (per_node < 1 || per_node > cluster.gpus_per_node) {
+    throw InvalidArgument(
+        fmt::format("sim: {} ranks per node, expected 1..{} (GPUs per node of '{}')", per_node,
+                    cluster.gpus_per_node, cluster.name));
+  }
+  const int nodes = (ranks + per_node - 1) / per_node;
+  if (nodes > cluster.nodes) {
+    throw InvalidArgument(
+        fmt::format("sim: {} ranks at {} per node need {} nodes, cluster '{}' has {}", ranks,
+                    per_node, nodes, cluster.name, cluster.nodes));
+  }
+}
+
+std::string describe_stuck(const SimShared& shared) {
+  std::string out;
+  int listed = 0;
+  for (int r = 0; r < shared.size() && listed < 8; ++r) {
+    if (shared.finished[static_cast<size_t>(r)]) continue;
+    out += fmt::format("{}rank {} waits for rank {}", listed++ ? ", " : "", r,
+                       shared.waiting_on[static_cast<size_t>(r)]);
+  }
+  return out;
+}
+
+}  // namespace
+
+SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Communicator&)>& fn) {
+  const net::ClusterSpec& cluster = options.cluster;
+  cluster.validate();
+  const int ranks = options.ranks > 0 ? options.ranks : cluster.gpus();
+  const int per_node = options.ranks_per_node > 0 ? options.ranks_per_node : cluster.gpus_per_node;
+  check_placement(cluster, ranks, per_node);
+
+  std::unique_lock lock(engine_mutex(), std::try_to_lock);
+  if (!lock.owns_lock() || sg4::Engine::has_instance()) {
+    throw InvalidArgument(
+        "sim: another simulation is running in this process (run_sim cannot nest)");
+  }
+  sg4::Engine engine("compopt-sim");
+  const net::PlatformHosts hosts = net::build_platform(cluster);
+
+  const auto n = static_cast<size_t>(ranks);
+  SimShared shared;
+  shared.node_of_rank.resize(n);
+  shared.finished.assign(n, 0);
+  shared.waiting_on.assign(n, -1);
+  shared.in_flight.assign(n * n, 0);
+  for (int r = 0; r < ranks; ++r) {
+    shared.node_of_rank[static_cast<size_t>(r)] = r / per_node;
+    shared.mailbox.push_back(sg4::Mailbox::by_name(fmt::format("rank{}", r)));
+  }
+  shared.start_clock = sg4::Engine::get_clock();
+
+  std::exception_ptr failure;
+  std::vector<double> end_time(n, 0.0);
+  for (int r = 0; r < ranks; ++r) {
+    sg4::Host* host =
+        hosts.by_node[static_cast<size_t>(r / per_node)][static_cast<size_t>(r % per_node)];
+    sg4::Actor::create(fmt::format("rank{}", r), host, [&, r] {
+      try {
+        SimTransport transport(shared, r, options.wire);
+        Communicator comm(transport);
+        fn(comm);
+        end_time[static_cast<size_t>(r)] = transport.now();
+        transport.mark_returned();
+      } catch (const simgrid::ForcefulKillException&) {
+        throw;  // stopped because another rank failed: SimGrid unwinds this actor
+      } catch (...) {
+        if (!failure) {
+          failure = std::current_exception();
+          sg4::Actor::kill_all();
+        }
+      }
+    });
+  }
+  engine.run();
+  if (failure) std::rethrow_exception(failure);
+  if (std::any_of(shared.finished.begin(), shared.finished.end(), [](char f) { return !f; })) {
+    throw CommError("sim: ranks wait for messages that are never sent (deadlock): " +
+                    describe_stuck(shared));
+  }
+  return {.makespan_s = *std::max_element(end_time.begin(), end_time.end())};
+}
+
+double run_sim(const net::ClusterSpec& cluster, int ranks, int ranks_per_node,
+               const std::function<void(Communicator&)>& fn) {
+  return run_sim({.cluster = cluster, .ranks = ranks, .ranks_per_node = ranks_per_node}, fn)
+      .makespan_s;
+}
+
+}  // namespace compopt::sim

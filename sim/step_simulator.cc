@@ -1,0 +1,163 @@
+#include "sim/step_simulator.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "core/comm/collectives/compressed_allreduce.h"
+#include "core/comm/collectives/hierarchical_allreduce.h"
+#include "core/compress/compressor.h"
+#include "core/util/error.h"
+#include "sim/proxy_wire.h"
+#include "sim/sim_transport.h"
+#include "sim/sim_world.h"
+
+namespace compopt::sim {
+
+namespace {
+
+constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024;
+
+struct Stage {
+  std::string name;
+  CommScheme scheme;
+  std::string compressor;  // empty for the ring
+};
+
+std::vector<Stage> stages_of(std::string_view optimizer) {
+  const Stage ring{"full", CommScheme::kRing, ""};
+  if (optimizer == "adam" || optimizer == "sgdm" || optimizer == "lamb" ||
+      optimizer == "bertadam") {
+    return {ring};
+  }
+  if (optimizer == "onebit-adam" || optimizer == "onebit-lamb") {
+    return {{"warmup", CommScheme::kRing, ""},
+            {"compression", CommScheme::kCompressedFlat, "sign"}};
+  }
+  if (optimizer == "birder") return {{"compression", CommScheme::kCompressedFlat, "binary"}};
+  if (optimizer == "birder-hierarchical") {
+    return {{"compression", CommScheme::kCompressedHierarchical, "binary"}};
+  }
+  throw InvalidArgument(fmt::format("unknown optimizer '{}', expected one of: {}", optimizer,
+                                    fmt::join(step_optimizer_names(), ", ")));
+}
+
+struct CommMeasure {
+  double seconds = 0, bytes_per_gpu = 0, inter_node_bytes = 0;
+};
+
+// One collective of `modeled` elements on every GPU of the cluster, simulated
+// on a proxy; returns its simulated duration (slowest rank) and modeled traffic.
+// Compute is not simulated here: every rank does the same work, so it adds
+// the same time on every rank and simulate_step composes it analytically.
+CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, double modeled) {
+  const net::ClusterSpec& cluster = config.cluster;
+  const int n = cluster.gpus();
+  const size_t proxy = proxy_length(n, config.proxy_min);
+  const WireMap wire = proxy_wire_map(stage.scheme, stage.compressor, proxy, modeled, cluster.nodes,
+                                      cluster.gpus_per_node);
+  const auto precision =
+      config.workload.wire_bytes == 2 ? WirePrecision::kFp16 : WirePrecision::kFp32;
+  std::vector<double> seconds(static_cast<size_t>(n)), bytes(static_cast<size_t>(n)),
+      inter(static_cast<size_t>(n));
+  run_sim({.cluster = cluster}, [&](Communicator& comm) {
+    SimTransport& transport = SimTransport::of(comm);
+    std::vector<float> x(proxy);
+    for (size_t i = 0; i < proxy; ++i)
+      x[i] = std::sin(0.01f * static_cast<float>(i + static_cast<size_t>(comm.rank())));
+    std::unique_ptr<Compressor> codec;
+    CompressedAllreduceState state;
+    std::unique_ptr<HierarchicalGroups> groups;
+    if (stage.scheme != CommScheme::kRing) codec = make_compressor(stage.compressor);
+    if (stage.scheme == CommScheme::kCompressedFlat) state = CompressedAllreduceState(proxy, n);
+    if (stage.scheme == CommScheme::kCompressedHierarchical) {
+      groups = std::make_unique<HierarchicalGroups>(HierarchicalGroups::split(comm));
+      state = hierarchical_state(proxy, *groups);
+    }
+    comm.barrier();
+    transport.set_wire_map(wire);
+    transport.reset_wire_counters();
+    const double start = comm.now();
+    switch (stage.scheme) {
+      case CommScheme::kRing:
+        comm.allreduce(x, ReduceOp::kMean, precision);
+        break;
+      case CommScheme::kCompressedFlat:
+        compressed_allreduce_mean(comm, x, *codec, state, RandomKey{.seed = 1});
+        break;
+      case CommScheme::kCompressedHierarchical:
+        hierarchical_compressed_allreduce_mean(*groups, x, *codec, state, RandomKey{.seed = 1});
+        break;
+    }
+    const auto r = static_cast<size_t>(comm.rank());
+    seconds[r] = comm.now() - start;
+    bytes[r] = transport.wire_bytes_sent();
+    inter[r] = transport.wire_inter_node_bytes_sent();
+  });
+  CommMeasure out;
+  out.seconds = *std::max_element(seconds.begin(), seconds.end());
+  out.bytes_per_gpu = *std::max_element(bytes.begin(), bytes.end());
+  for (double b : inter) out.inter_node_bytes += b / cluster.nodes;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> step_optimizer_names() {
+  return {"adam",        "sgdm",        "lamb",   "bertadam",
+          "onebit-adam", "onebit-lamb", "birder", "birder-hierarchical"};
+}
+
+void check_step_optimizer(std::string_view optimizer) { stages_of(optimizer); }
+
+std::vector<StageTiming> simulate_step(const StepConfig& config) {
+  config.workload.validate();
+  config.cluster.validate();
+  const int batch =
+      config.batch_per_gpu > 0 ? config.batch_per_gpu : config.workload.default_batch_per_gpu;
+  if (config.batch_per_gpu < 0) {
+    throw InvalidArgument(fmt::format("batch_per_gpu = {}, expected >= 1", config.batch_per_gpu));
+  }
+  if (config.grad_accum < 1) {
+    throw InvalidArgument(fmt::format("grad_accum = {}, expected >= 1", config.grad_accum));
+  }
+  if (config.buckets < 0)
+    throw InvalidArgument(fmt::format("buckets = {}, expected >= 0", config.buckets));
+  const net::WorkloadProfile& w = config.workload;
+  const double modeled = static_cast<double>(w.parameters);
+  std::vector<StageTiming> rows;
+  for (const Stage& stage : stages_of(config.optimizer)) {
+    StageTiming t;
+    t.stage = stage.name;
+    t.forward_s = w.forward_s(batch, config.grad_accum);
+    t.backward_compute_s = w.backward_s(batch, config.grad_accum);
+    t.compress_s = stage.scheme == CommScheme::kRing ? 0.0 : w.compress_s();
+    t.step_s = w.step_s;
+    const CommMeasure whole = simulate_collective(config, stage, modeled);
+    t.bytes_per_gpu = whole.bytes_per_gpu;
+    t.inter_node_bytes = whole.inter_node_bytes;
+    t.comm_s = whole.seconds;
+    if (config.overlap) {
+      // Identical buckets b_k of backward time beta/B and comm time c: bucket k's
+      // allreduce starts when both its gradients and the previous allreduce are
+      // done, so the part not hidden behind backward is max(c, B c - (B-1) beta/B).
+      const int buckets =
+          config.buckets > 0
+              ? config.buckets
+              : std::max(1, static_cast<int>(std::ceil(modeled * w.wire_bytes / kDdpBucketBytes)));
+      const double c = simulate_collective(config, stage, modeled / buckets).seconds;
+      const double beta = t.backward_compute_s / buckets;
+      t.comm_s = std::max(c, buckets * c - (buckets - 1) * beta);
+    }
+    t.step_time_s = t.forward_s + t.backward_compute_s + t.comm_s + t.compress_s + t.step_s;
+    t.throughput_samples_s =
+        static_cast<double>(config.cluster.gpus()) * batch * config.grad_accum / t.step_time_s;
+    rows.push_back(t);
+  }
+  return rows;
+}
+
+}  // namespace compopt::sim

@@ -1,0 +1,55 @@
+#pragma once
+// The step simulator: one training step of a workload on a cluster for an
+// optimizer, by running the real collective code of core/ on a proxy tensor
+// under run_sim, with the wire charged for the model size (proxy_wire.h) and
+// compute charged from the WorkloadProfile. Each optimizer stage gets a row:
+//   adam, sgdm, lamb, bertadam: "full"        ring allreduce of the gradient
+//                                             (fp16 or fp32 as the workload says)
+//   onebit-adam, onebit-lamb:   "warmup"      as adam, then
+//                               "compression" compressed allreduce with `sign`
+//   birder:                     "compression" compressed allreduce with `binary`
+//   birder-hierarchical:        "compression" hierarchical compressed, `binary`
+// Without overlap a step is forward + backward + allreduce + compression +
+// optimizer step. With overlap the gradient goes out in `buckets` equal buckets
+// as the backward pass produces them (DDP-style); see docs/simulator.md.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net_models/cluster_spec.h"
+#include "net_models/workload.h"
+
+namespace compopt::sim {
+
+struct StepConfig {
+  net::WorkloadProfile workload;
+  net::ClusterSpec cluster;  // every GPU is a rank
+  std::string optimizer = "adam";
+  int batch_per_gpu = 0;  // 0: workload.default_batch_per_gpu
+  int grad_accum = 1;
+  bool overlap = false;
+  int buckets = 0;  // overlap only; 0: 25 MB buckets like PyTorch DDP
+  size_t proxy_min = 16384;
+};
+
+struct StageTiming {
+  std::string stage;
+  double forward_s = 0, backward_compute_s = 0;
+  double comm_s = 0;  // allreduce time not hidden behind backward compute
+  double compress_s = 0, step_s = 0;
+  double step_time_s = 0;
+  double throughput_samples_s = 0;
+  double bytes_per_gpu = 0;     // modeled bytes sent by the busiest GPU in the allreduce
+  double inter_node_bytes = 0;  // modeled bytes leaving each node (mean over nodes)
+  double allreduce_pct() const { return step_time_s > 0 ? 100.0 * comm_s / step_time_s : 0; }
+};
+
+// Known optimizer names, and a check that throws InvalidArgument for others.
+std::vector<std::string> step_optimizer_names();
+void check_step_optimizer(std::string_view optimizer);
+
+// Throws InvalidArgument for bad input (cluster, workload, optimizer, batch).
+std::vector<StageTiming> simulate_step(const StepConfig& config);
+
+}  // namespace compopt::sim

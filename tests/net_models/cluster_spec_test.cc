@@ -1,0 +1,108 @@
+// ClusterSpec validation, presets and GPU-count resizing: bad input is an
+// InvalidArgument that names the value.
+
+#include "net_models/cluster_spec.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/util/error.h"
+#include "net_models/cluster_presets.h"
+
+namespace compopt::net {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InvalidArgument";
+  return {};
+}
+
+TEST(ClusterSpec, RejectsNonPositiveBandwidths) {
+  ClusterSpec c;
+  c.inter_node_gbps = -10;
+  EXPECT_THAT(error_of([&] { c.validate(); }),
+              HasSubstr("inter_node_gbps = -10, expected a finite value > 0"));
+  c.inter_node_gbps = 0;
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("inter_node_gbps = 0"));
+  c = ClusterSpec{};
+  c.intra_node_gbps = 0;
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("intra_node_gbps = 0"));
+  c = ClusterSpec{};
+  c.inter_node_efficiency = -0.5;
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("inter_node_efficiency = -0.5"));
+}
+
+TEST(ClusterSpec, RejectsBadCountsAndModels) {
+  ClusterSpec c;
+  c.nodes = 0;
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("nodes = 0, expected >= 1"));
+  c = ClusterSpec{};
+  c.network_model = "Constant";
+  EXPECT_THAT(error_of([&] { c.validate(); }),
+              HasSubstr("network_model 'Constant', expected CM02 or LV08"));
+  c = ClusterSpec{};
+  c.nodes = 6;
+  c.topology = Topology::kFatTree;
+  c.nodes_per_switch = 4;
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("nodes_per_switch = 4"));
+  c.topology = Topology::kTorus;
+  c.torus_dims = {2, 2};
+  EXPECT_THAT(error_of([&] { c.validate(); }),
+              HasSubstr("torus dimensions multiply to 4, expected nodes = 6"));
+  c = ClusterSpec{};
+  c.platform_file = "/no/such/platform.xml";
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("'/no/such/platform.xml' does not exist"));
+}
+
+TEST(ClusterSpec, TopologyNamesRoundTrip) {
+  for (const char* name : {"star", "fat-tree", "torus", "dragonfly"}) {
+    EXPECT_EQ(topology_name(parse_topology(name)), name);
+  }
+  EXPECT_THAT(error_of([] { parse_topology("hypercube"); }), HasSubstr("topology 'hypercube'"));
+}
+
+TEST(ClusterSpec, WithGpusDividesIntoNodes) {
+  const ClusterSpec base = cluster_preset("ethernet-v100-4");
+  EXPECT_EQ(with_gpus(base, 64).nodes, 16);
+  EXPECT_EQ(with_gpus(base, 2).nodes, 1);
+  EXPECT_EQ(with_gpus(base, 2).gpus_per_node, 2);
+  EXPECT_THAT(error_of([&] { with_gpus(base, 10); }),
+              HasSubstr("gpus = 10 does not divide into nodes of 4 GPUs"));
+  EXPECT_THAT(error_of([&] { with_gpus(base, 0); }), HasSubstr("gpus = 0"));
+}
+
+TEST(ClusterSpec, AutomaticShapesMultiplyToNodes) {
+  ClusterSpec c;
+  for (int nodes : {1, 6, 8, 12, 64, 128}) {
+    c.nodes = nodes;
+    int product = 1;
+    for (int d : effective_torus_dims(c)) product *= d;
+    EXPECT_EQ(product, nodes);
+    EXPECT_EQ(nodes % effective_dragonfly_groups(c), 0);
+  }
+  c.nodes = 64;
+  EXPECT_THAT(effective_torus_dims(c), ::testing::ElementsAre(4, 4, 4));
+}
+
+TEST(ClusterPresets, PapersClustersLoadAndValidate) {
+  for (const std::string& name : cluster_preset_names()) {
+    const ClusterSpec c = cluster_preset(name);
+    EXPECT_EQ(c.name, name);
+    EXPECT_NO_THROW(c.validate()) << name;
+  }
+  EXPECT_EQ(cluster_preset("ethernet-v100-4").gpus_per_node, 4);
+  EXPECT_EQ(cluster_preset("infiniband-v100-8").gpus_per_node, 8);
+  EXPECT_EQ(cluster_preset("ethernet-a100-8").inter_node_gbps, 10);
+  EXPECT_THAT(error_of([] { cluster_preset("dgx-9000"); }),
+              HasSubstr("unknown cluster preset 'dgx-9000', expected one of: ethernet-v100-4"));
+}
+
+}  // namespace
+}  // namespace compopt::net

@@ -1,0 +1,109 @@
+// The step simulator: calibration targets on the 13 published rows, the
+// scaled proxy charging exactly the modeled bytes, and bad scenarios.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/util/error.h"
+#include "net_models/calibration_rows.h"
+#include "sim/proxy_wire.h"
+#include "sim/scenario.h"
+
+namespace compopt::sim {
+namespace {
+
+TEST(StepSimulator, CalibrationMeetsTheTargetsOnEveryPublishedRow) {
+  for (const net::ProfileRow& row : net::onebit_adam_profile_rows()) {
+    Scenario s;
+    s.cluster = row.cluster;
+    s.gpus = row.gpus;
+    s.batch_per_gpu = row.batch_per_gpu;
+    s.grad_accum = row.grad_accum;
+    const StageTiming t = simulate_step(resolve_scenario(s)).front();
+    EXPECT_LE(std::abs(1e3 * t.comm_s - row.allreduce_ms), 0.25 * row.allreduce_ms)
+        << row.cluster << " " << row.gpus;
+    EXPECT_LE(std::abs(t.allreduce_pct() - row.allreduce_pct), 8.0)
+        << row.cluster << " " << row.gpus;
+  }
+}
+
+TEST(StepSimulator, ProxyChargesTheModeledBytes) {
+  // Ring fp16 over 16 GPUs: each GPU sends 2(n-1)/n * 2 bytes * d.
+  Scenario s;
+  s.gpus = 16;
+  const double d = 340e6, n = 16;
+  const StageTiming ring = simulate_step(resolve_scenario(s)).front();
+  EXPECT_NEAR(ring.bytes_per_gpu, 2 * (n - 1) / n * 2 * d, 1e-6 * d);
+  // 1-bit Adam compression: all-to-all of (n-1) d/(8n) bytes, all-gather of
+  // (n-1) (d/(8n) + 4) bytes and of (n-1) 4-byte scales.
+  s.optimizer = "onebit-adam";
+  const StageTiming compressed = simulate_step(resolve_scenario(s)).back();
+  const double padded = std::ceil(d / (8 * n)) * 8 * n;
+  const double expected =
+      (n - 1) * padded / (8 * n) + (n - 1) * (padded / (8 * n) + 4) + (n - 1) * 4;
+  EXPECT_NEAR(compressed.bytes_per_gpu, expected, 1e-6 * expected);
+  EXPECT_LT(compressed.comm_s, ring.comm_s / 4);
+}
+
+TEST(StepSimulator, HierarchicalBirderSendsLessAcrossNodesThanFlat) {
+  Scenario s;
+  s.workload = "resnet50-imagenet";
+  s.cluster = "ethernet-a100-8";
+  s.gpus = 32;
+  s.optimizer = "birder";
+  const StageTiming flat = simulate_step(resolve_scenario(s)).front();
+  s.optimizer = "birder-hierarchical";
+  const StageTiming hierarchical = simulate_step(resolve_scenario(s)).front();
+  // Flat: every GPU sends ~2 d/8 across nodes; hierarchical: each node ~2 d/8.
+  EXPECT_GT(flat.inter_node_bytes, 4 * hierarchical.inter_node_bytes);
+  EXPECT_LT(hierarchical.comm_s, flat.comm_s);
+}
+
+TEST(StepSimulator, OverlapHidesCommunicationBehindBackward) {
+  Scenario s;
+  s.workload = "resnet50-imagenet";
+  s.cluster = "ethernet-a100-8";
+  s.gpus = 8;
+  s.optimizer = "sgdm";
+  const StageTiming serial = simulate_step(resolve_scenario(s)).front();
+  s.overlap = true;
+  const StageTiming overlapped = simulate_step(resolve_scenario(s)).front();
+  EXPECT_LT(overlapped.comm_s, serial.comm_s);
+  EXPECT_LT(overlapped.step_time_s, serial.step_time_s);
+}
+
+TEST(StepSimulator, BadScenariosNameTheValue) {
+  auto error_of = [](Scenario s) -> std::string {
+    try {
+      resolve_scenario(s);
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "no InvalidArgument";
+  };
+  Scenario s;
+  s.optimizer = "sgd-turbo";
+  EXPECT_THAT(error_of(s), ::testing::HasSubstr("unknown optimizer 'sgd-turbo'"));
+  s = Scenario{};
+  s.gpus = 10;
+  EXPECT_THAT(error_of(s), ::testing::HasSubstr("gpus = 10 does not divide"));
+  s = Scenario{};
+  s.inter_node_gbps = -1;
+  EXPECT_THAT(error_of(s), ::testing::HasSubstr("inter_node_gbps = -1"));
+  s = Scenario{};
+  s.cluster = "nope";
+  EXPECT_THAT(error_of(s), ::testing::HasSubstr("unknown cluster preset 'nope'"));
+}
+
+TEST(ProxyWire, ProxyLengthIsAMultipleOf8nWithRoomForChunks) {
+  for (int n : {1, 7, 64, 1024}) {
+    const size_t p = proxy_length(n);
+    EXPECT_EQ(p % (8 * static_cast<size_t>(n)), 0u);
+    EXPECT_GE(p / static_cast<size_t>(n), 64u);
+  }
+}
+
+}  // namespace
+}  // namespace compopt::sim
