@@ -1,0 +1,60 @@
+#pragma once
+// Task: a model plus data for data-parallel training (DESIGN "Core interfaces").
+// A Task is immutable and shared by all ranks of a process; each rank asks it
+// for a TaskWorker that owns that rank's scratch buffers.
+//
+// Contract:
+// - layout() names every parameter tensor; params/grads spans have layout().total() elements.
+// - init_params(seed) is a pure function of the seed (every rank gets the same vector).
+// - The training set has train_size() examples indexed 0..train_size()-1; the
+//   training loop decides which rank draws which indices.
+// - TaskWorker::loss_and_grad returns the mean loss over the batch and writes
+//   its exact gradient (same float ops for the same inputs: deterministic).
+// - TaskWorker::evaluate sums per-example test loss and correct predictions over
+//   test examples [begin, end) so ranks can split the test set and add.
+// Task methods are thread-safe; a TaskWorker is confined to one thread.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/optim/param_layout.h"
+
+namespace compopt {
+
+struct EvalSums {
+  double loss_sum = 0;  // sum of per-example losses
+  double correct = 0;   // examples predicted correctly (0 when the task has no accuracy)
+  double count = 0;     // examples evaluated
+};
+
+class TaskWorker {
+ public:
+  virtual ~TaskWorker() = default;
+  // Mean loss over the training examples `batch`; grad = its gradient.
+  virtual double loss_and_grad(std::span<const float> params, std::span<const size_t> batch,
+                               std::span<float> grad) = 0;
+  // Sums over test examples [begin, end), end <= Task::test_size().
+  virtual EvalSums evaluate(std::span<const float> params, size_t begin, size_t end) = 0;
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  virtual std::string name() const = 0;
+  // One line: the task and its parameters, for logs and run.json.
+  virtual std::string describe() const = 0;
+  virtual const ParamLayout& layout() const = 0;
+  virtual std::vector<float> init_params(uint64_t seed) const = 0;
+  virtual size_t train_size() const = 0;
+  virtual size_t test_size() const = 0;
+  // Whether evaluate() counts correct predictions (classification).
+  virtual bool has_accuracy() const = 0;
+  // Worker of `rank` (0 <= rank < ranks the task was built for, where that matters).
+  virtual std::unique_ptr<TaskWorker> make_worker(int rank) const = 0;
+};
+
+}  // namespace compopt

@@ -1,0 +1,42 @@
+#pragma once
+// One row of training metrics (metrics.csv), recorded after each step.
+// - samples: examples consumed so far by all ranks (step x ranks x batch).
+// - epoch: step / steps_per_epoch (fractional; a rank's epoch is one pass over its shard).
+// - stage: the optimizer stage the step ran in (stage_name()).
+// - train_loss: the step's minibatch loss averaged over ranks.
+// - test_*: set on evaluation steps only.
+// - var_*: the optimizer's fused ||v||_2 and ||v_t||_1/||v_{t-Delta}||_1, when it has them.
+// - bytes_sent*: cumulative bytes sent by the optimizer since the start of
+//   training, per rank (mean over ranks; the metric collectives are excluded);
+//   *_inter_node counts the bytes that crossed a node boundary.
+// - time_s: Communicator::now() of rank 0 after the step, relative to the start.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace compopt {
+
+struct StepRecord {
+  int64_t step = 0;
+  int64_t samples = 0;
+  double epoch = 0;
+  std::string stage;
+  double lr = 0;
+  double train_loss = 0;
+  std::optional<double> test_loss;
+  std::optional<double> test_accuracy;
+  std::optional<double> var_norm_l2;
+  std::optional<double> var_ratio_l1;
+  double bytes_sent = 0;
+  double bytes_sent_inter_node = 0;
+  double time_s = 0;
+};
+
+// "step,samples,epoch,stage,lr,train_loss,test_loss,test_accuracy,var_norm_l2,
+//  var_ratio_l1,bytes_sent,bytes_sent_inter_node,time_s" (no newline).
+std::string metrics_csv_header();
+// One CSV line (no newline); empty cells for absent values.
+std::string metrics_csv_row(const StepRecord& r);
+
+}  // namespace compopt

@@ -1,0 +1,134 @@
+#include "core/train/train_loop.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+
+#include "core/train/shard_sampler.h"
+#include "core/util/error.h"
+
+namespace compopt {
+namespace {
+
+// Index of the first non-finite element, or -1.
+std::ptrdiff_t first_non_finite(std::span<const float> x) {
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i])) return static_cast<std::ptrdiff_t>(i);
+  }
+  return -1;
+}
+
+std::string tensor_of(const ParamLayout& layout, size_t element) {
+  for (const auto& t : layout.tensors()) {
+    if (element >= t.offset && element < t.offset + t.size) return t.name;
+  }
+  return "?";
+}
+
+class OptimizerTraffic {
+ public:
+  explicit OptimizerTraffic(const TrafficCounters& counters)
+      : counters_(counters), base_(current()) {}
+  TrafficTally since_start() const { return current() - base_; }
+
+ private:
+  TrafficTally current() const { return counters_.total() - counters_.of(kMetricsTrafficLabel); }
+  const TrafficCounters& counters_;
+  TrafficTally base_;
+};
+
+}  // namespace
+
+std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& optimizer,
+                              const TrainOptions& options, const TrainHooks& hooks) {
+  if (options.steps < 1)
+    throw InvalidArgument(fmt::format("steps {}, expected >= 1", options.steps));
+  if (options.eval_every < 0) {
+    throw InvalidArgument(fmt::format("eval_every {}, expected >= 0", options.eval_every));
+  }
+  const ParamLayout& layout = task.layout();
+  if (optimizer.layout().total() != layout.total()) {
+    throw InvalidArgument(fmt::format("optimizer has {} parameters, task has {}",
+                                      optimizer.layout().total(), layout.total()));
+  }
+  const int rank = comm.rank();
+  const int ranks = comm.size();
+  ShardSampler sampler(task.train_size(), ranks, rank, options.batch_per_rank,
+                       options.seed ^ 0x6a09e667f3bcc909ull);
+  const auto steps_per_epoch = static_cast<int64_t>(sampler.steps_per_epoch());
+  const int64_t eval_every = options.eval_every > 0 ? options.eval_every : steps_per_epoch;
+  auto worker = task.make_worker(rank);
+  std::vector<float> params = task.init_params(options.seed);
+  std::vector<float> grads(layout.total());
+  const size_t test_size = task.test_size();
+  const size_t test_begin = test_size * static_cast<size_t>(rank) / static_cast<size_t>(ranks);
+  const size_t test_end = test_size * static_cast<size_t>(rank + 1) / static_cast<size_t>(ranks);
+
+  std::vector<uint64_t> all_sent(2 * static_cast<size_t>(ranks));
+  OptimizerTraffic traffic(comm.traffic());
+  const double start = comm.now();
+  for (int64_t step = 1; step <= options.steps; ++step) {
+    const auto batch = sampler.next();
+    const double loss = worker->loss_and_grad(params, batch, grads);
+    const std::ptrdiff_t bad = first_non_finite(grads);
+    if (bad >= 0 || !std::isfinite(loss)) {
+      throw NonFiniteGradient(
+          bad >= 0 ? fmt::format("non-finite gradient at step {} on rank {}: element {} ({}) = {}, "
+                                 "train loss = {}",
+                                 step, rank, bad, tensor_of(layout, static_cast<size_t>(bad)),
+                                 grads[static_cast<size_t>(bad)], loss)
+                   : fmt::format("non-finite loss at step {} on rank {}: train loss = {}", step,
+                                 rank, loss));
+    }
+    StepRecord record;
+    record.stage = stage_name(optimizer.stage());
+    optimizer.step(params, grads, comm);
+    const OptimizerMetrics m = optimizer.metrics();
+
+    std::array<float, 3> sums = {static_cast<float>(loss), 0.0f, 0.0f};
+    {
+      TrafficCounters::Scope scope(comm.traffic(), kMetricsTrafficLabel);
+      comm.allreduce(std::span<float>(sums.data(), 1), ReduceOp::kMean);
+      record.train_loss = sums[0];
+      if (step % eval_every == 0 || step == options.steps) {
+        const EvalSums e = worker->evaluate(params, test_begin, test_end);
+        sums = {static_cast<float>(e.loss_sum), static_cast<float>(e.correct),
+                static_cast<float>(e.count)};
+        comm.allreduce(sums, ReduceOp::kSum);
+        if (sums[2] > 0) {
+          record.test_loss = sums[0] / sums[2];
+          if (task.has_accuracy()) record.test_accuracy = sums[1] / sums[2];
+        }
+      }
+    }
+    // Every rank's optimizer traffic so far, for the rank means.
+    const TrafficTally sent = traffic.since_start();
+    const std::array<uint64_t, 2> mine = {sent.bytes, sent.inter_node_bytes};
+    {
+      TrafficCounters::Scope scope(comm.traffic(), kMetricsTrafficLabel);
+      comm.allgather(std::as_bytes(std::span<const uint64_t>(mine)),
+                     std::as_writable_bytes(std::span<uint64_t>(all_sent)));
+    }
+    if (hooks.after_step) hooks.after_step(rank, step, params);
+    if (rank != 0 || !hooks.on_record) continue;
+    uint64_t bytes_sum = 0, inter_sum = 0;
+    for (size_t r = 0; r < all_sent.size(); r += 2) {
+      bytes_sum += all_sent[r];
+      inter_sum += all_sent[r + 1];
+    }
+    record.step = step;
+    record.samples = step * ranks * static_cast<int64_t>(options.batch_per_rank);
+    record.epoch = static_cast<double>(step) / static_cast<double>(steps_per_epoch);
+    record.lr = m.lr;
+    record.var_norm_l2 = m.variance_norm;
+    record.var_ratio_l1 = m.variance_ratio;
+    record.bytes_sent = static_cast<double>(bytes_sum) / ranks;
+    record.bytes_sent_inter_node = static_cast<double>(inter_sum) / ranks;
+    record.time_s = comm.now() - start;
+    hooks.on_record(record);
+  }
+  return params;
+}
+
+}  // namespace compopt

@@ -1,0 +1,259 @@
+#include "experiments/train_config.h"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "core/optim/optimizer_factory.h"
+#include "core/tasks/task_factory.h"
+#include "core/train/shard_sampler.h"
+#include "core/util/error.h"
+
+namespace compopt::cli {
+namespace {
+
+const std::vector<std::string> kTables = {"run", "task", "optimizer", "schedule"};
+const std::vector<std::string> kBuiltBackends = {"local"};
+const std::vector<std::string> kLaterBackends = {"sim", "tcp", "mpi", "nccl"};
+const std::set<std::string> kStepKeys = {"freeze_step", "warmup_steps", "total_steps",
+                                         "decay_every", "amsgrad_start"};
+
+std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+bool known_table(const std::string& t) {
+  return std::find(kTables.begin(), kTables.end(), t) != kTables.end();
+}
+
+std::string scalar_text(const toml::node& node, const std::string& key) {
+  if (auto s = node.value<std::string>(); s && node.is_string()) return *s;
+  if (node.is_integer()) return std::to_string(node.as_integer()->get());
+  if (node.is_floating_point()) return fmt::format("{}", node.as_floating_point()->get());
+  if (node.is_boolean()) return node.as_boolean()->get() ? "true" : "false";
+  if (const toml::array* arr = node.as_array()) {
+    std::vector<std::string> parts;
+    for (const toml::node& item : *arr) {
+      if (item.is_array() || item.is_table()) {
+        throw InvalidArgument(
+            fmt::format("config key '{}': nested arrays/tables are not supported", key));
+      }
+      parts.push_back(scalar_text(item, key));
+    }
+    return join(parts, ",");
+  }
+  throw InvalidArgument(
+      fmt::format("config key '{}': unsupported value type (expected a string, "
+                  "number, boolean or array)",
+                  key));
+}
+
+// Splits "table.key=value"; validates the table name.
+std::pair<std::string, std::string> parse_override(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) {
+    throw InvalidArgument(fmt::format("--set '{}': expected table.key=value", text));
+  }
+  auto trim = [](std::string s) {
+    const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
+  const std::string key = trim(text.substr(0, eq));
+  std::string value = trim(text.substr(eq + 1));
+  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+      value.back() == value.front()) {
+    value = value.substr(1, value.size() - 2);
+  }
+  const auto dot = key.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == key.size() ||
+      key.find('.', dot + 1) != std::string::npos) {
+    throw InvalidArgument(fmt::format("--set '{}': key '{}' must be table.key (tables: {})", text,
+                                      key, join(kTables)));
+  }
+  if (!known_table(key.substr(0, dot))) {
+    throw InvalidArgument(
+        fmt::format("--set '{}': unknown table '{}' in key '{}', expected one of {}", text,
+                    key.substr(0, dot), key, join(kTables)));
+  }
+  return {key, value};
+}
+
+// "P%" of the total steps for step-count keys; other values unchanged.
+std::string resolve_percent(const std::string& key, const std::string& full_key,
+                            const std::string& value, int64_t total) {
+  if (value.empty() || value.back() != '%' || !kStepKeys.count(key)) return value;
+  const std::string number = value.substr(0, value.size() - 1);
+  char* end = nullptr;
+  const double p = std::strtod(number.c_str(), &end);
+  if (number.empty() || end != number.c_str() + number.size() || !(p > 0) || p > 100) {
+    throw InvalidArgument(fmt::format("config key '{}' = '{}', expected a percentage in (0%, 100%]",
+                                      full_key, value));
+  }
+  const auto steps = static_cast<int64_t>(std::llround(p / 100.0 * static_cast<double>(total)));
+  return std::to_string(std::max<int64_t>(1, steps));
+}
+
+void resolve_optimizer(TrainConfig& c) {
+  HyperParamMap params;
+  std::string schedule_type;
+  for (const auto& [full, value] : c.values) {
+    const auto dot = full.find('.');
+    const std::string table = full.substr(0, dot), key = full.substr(dot + 1);
+    if (table == "optimizer" && key == "name") {
+      c.optimizer = value;
+    } else if (table == "optimizer" || table == "schedule") {
+      const std::string target = table == "schedule" && key == "type" ? "schedule" : key;
+      if (table == "schedule" && key == "schedule") {
+        throw InvalidArgument("config key 'schedule.schedule': use schedule.type");
+      }
+      if (params.count(target)) {
+        throw InvalidArgument(
+            fmt::format("config key '{}' sets optimizer key '{}' twice (given in "
+                        "both [optimizer] and [schedule])",
+                        full, target));
+      }
+      params[target] = resolve_percent(key, full, value, c.steps);
+    }
+  }
+  if (c.optimizer.empty()) c.optimizer = "adam";
+  const auto sched = params.find("schedule");
+  if (sched != params.end() &&
+      (sched->second == "cosine" || sched->second == "linear_warmup_linear_decay") &&
+      !params.count("total_steps")) {
+    params["total_steps"] = std::to_string(c.steps);
+  }
+  if (!params.count("seed")) params["seed"] = std::to_string(c.seed);
+  c.optimizer_params = params;
+  try {
+    make_optimizer(c.optimizer, c.optimizer_params, c.task->layout());
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(
+        fmt::format("config [optimizer]/[schedule] (keys optimizer.<key>, "
+                    "schedule.<key>): {}",
+                    e.what()));
+  }
+}
+
+}  // namespace
+
+std::map<std::string, std::string> read_toml_flat(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw InvalidArgument(fmt::format("config file '{}': not found or not a regular file", path));
+  }
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw InvalidArgument(fmt::format("config file '{}': line {}, column {}: {}", path,
+                                      e.source().begin.line, e.source().begin.column,
+                                      e.description()));
+  }
+  std::map<std::string, std::string> flat;
+  for (const auto& [table_key, node] : root) {
+    const std::string table(table_key.str());
+    const toml::table* t = node.as_table();
+    if (!t || !known_table(table)) {
+      throw InvalidArgument(
+          fmt::format("config file '{}': unknown top-level key '{}', expected one of "
+                      "the tables [{}]",
+                      path, table, join(kTables, "], [")));
+    }
+    for (const auto& [key, value] : *t) {
+      const std::string full = table + "." + std::string(key.str());
+      if (value.is_table()) {
+        throw InvalidArgument(
+            fmt::format("config file '{}': key '{}' is a table, expected a value", path, full));
+      }
+      flat[full] = scalar_text(value, full);
+    }
+  }
+  return flat;
+}
+
+TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides) {
+  TrainConfig c;
+  c.file = path;
+  c.overrides = overrides;
+  if (!path.empty()) c.values = read_toml_flat(path);
+  std::set<std::string> overridden;
+  for (const auto& o : overrides) {
+    auto [key, value] = parse_override(o);
+    c.values[key] = value;
+    overridden.insert(key);
+  }
+  // An override of the run length replaces the file's other length key.
+  for (const auto& [key, other] :
+       {std::pair{"run.steps", "run.epochs"}, {"run.epochs", "run.steps"}}) {
+    if (overridden.count(key) && !overridden.count(other)) c.values.erase(other);
+  }
+  HyperParamMap run_task;
+  for (const auto& [key, value] : c.values) {
+    if (key.rfind("run.", 0) == 0 || key.rfind("task.", 0) == 0) run_task[key] = value;
+  }
+  HyperParams hp("config", run_task);
+  std::vector<std::string> all_backends = kBuiltBackends;
+  all_backends.insert(all_backends.end(), kLaterBackends.begin(), kLaterBackends.end());
+  c.backend = hp.choice("run.backend", "local", all_backends);
+  if (std::find(kBuiltBackends.begin(), kBuiltBackends.end(), c.backend) == kBuiltBackends.end()) {
+    hp.fail(
+        fmt::format("key 'run.backend' = '{}': compopt train cannot run on that backend yet; built "
+                    "backends for train: {} ({} are later issues)",
+                    c.backend, join(kBuiltBackends), join(kLaterBackends)));
+  }
+  c.ranks = static_cast<int>(hp.integer("run.ranks", 1, 1));
+  if (c.ranks > 4096) hp.fail(fmt::format("key 'run.ranks' = {}, expected at most 4096", c.ranks));
+  c.ranks_per_node = static_cast<int>(hp.integer("run.ranks_per_node", 0, 0));
+  if (c.ranks_per_node > 0 && c.ranks % c.ranks_per_node != 0) {
+    hp.fail(fmt::format("key 'run.ranks_per_node' = {} does not divide run.ranks = {}",
+                        c.ranks_per_node, c.ranks));
+  }
+  c.batch_per_rank = static_cast<size_t>(hp.integer("run.batch_per_rank", 32, 1));
+  const auto epochs = hp.optional_integer("run.epochs", 1);
+  const auto steps = hp.optional_integer("run.steps", 1);
+  if (epochs && steps)
+    hp.fail("keys 'run.epochs' and 'run.steps' are both set, expected one of them");
+  c.eval_every = hp.integer("run.eval_every", 0, 0);
+  c.seed = static_cast<uint64_t>(hp.integer("run.seed", 1, 0));
+  c.task = make_task(hp, "task.", c.ranks);
+  hp.finish();
+  c.steps_per_epoch = static_cast<int64_t>(
+      ShardSampler::steps_per_epoch(c.task->train_size(), c.ranks, c.batch_per_rank));
+  if (c.steps_per_epoch < 1) {
+    hp.fail(
+        fmt::format("key 'run.batch_per_rank' = {}: a rank's shard has only {} examples ({} / {} "
+                    "ranks)",
+                    c.batch_per_rank, c.task->train_size() / static_cast<size_t>(c.ranks),
+                    c.task->train_size(), c.ranks));
+  }
+  c.steps = steps ? *steps : epochs.value_or(1) * c.steps_per_epoch;
+  resolve_optimizer(c);
+  return c;
+}
+
+nlohmann::json TrainConfig::to_json() const {
+  return {{"file", file},
+          {"overrides", overrides},
+          {"values", values},
+          {"resolved",
+           {{"backend", backend},
+            {"ranks", ranks},
+            {"ranks_per_node", ranks_per_node},
+            {"batch_per_rank", batch_per_rank},
+            {"global_batch", batch_per_rank * static_cast<size_t>(ranks)},
+            {"steps", steps},
+            {"steps_per_epoch", steps_per_epoch},
+            {"eval_every", eval_every > 0 ? eval_every : steps_per_epoch},
+            {"seed", seed},
+            {"task", task->describe()},
+            {"parameters", task->layout().total()},
+            {"optimizer", optimizer},
+            {"optimizer_params", optimizer_params}}}};
+}
+
+}  // namespace compopt::cli

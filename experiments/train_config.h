@@ -1,0 +1,58 @@
+#pragma once
+// Configuration of `compopt train`: a TOML file plus `--set key=value`
+// overrides, resolved and validated before any training work starts.
+//
+// Tables and keys (docs/training.md has the full list):
+//   [run]       backend, ranks, ranks_per_node, batch_per_rank, epochs | steps,
+//               eval_every, seed
+//   [task]      name and the task's keys (core/tasks/task_factory.h)
+//   [optimizer] name and hyper-parameters passed through to make_optimizer
+//   [schedule]  type (-> optimizer key "schedule") and the schedule's keys
+// Step-count keys of [optimizer]/[schedule] (freeze_step, warmup_steps,
+// total_steps, decay_every, amsgrad_start) accept "P%" of the run's total
+// steps; cosine / linear_warmup_linear_decay get total_steps = the run's steps
+// unless given. optimizer.seed defaults to run.seed. An override of run.steps
+// (run.epochs) drops the file's run.epochs (run.steps).
+//
+// Every problem (missing or unparsable file, unknown table or key, bad value,
+// missing data set, unbuilt backend) throws InvalidArgument naming the key.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/optim/hyper_params.h"
+#include "core/tasks/task.h"
+
+namespace compopt::cli {
+
+struct TrainConfig {
+  std::string file;                           // config file ("" for none)
+  std::vector<std::string> overrides;         // as given
+  std::map<std::string, std::string> values;  // flat "table.key" -> value, file + overrides
+  std::string backend = "local";
+  int ranks = 1;
+  int ranks_per_node = 0;
+  size_t batch_per_rank = 32;
+  int64_t steps = 0;  // resolved total steps
+  int64_t steps_per_epoch = 0;
+  int64_t eval_every = 0;
+  uint64_t seed = 1;
+  std::string optimizer;
+  HyperParamMap optimizer_params;  // resolved, as passed to make_optimizer
+  std::shared_ptr<const Task> task;
+
+  nlohmann::json to_json() const;
+};
+
+// Flattens a TOML file into "table.key" -> value text. Throws InvalidArgument.
+std::map<std::string, std::string> read_toml_flat(const std::string& path);
+
+// Loads, overrides, resolves and validates (builds the task, which loads its
+// data, and one optimizer to check its keys).
+TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides);
+
+}  // namespace compopt::cli

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# End-to-end checks of `compopt train`: configuration errors exit 2 before any
+# work, name the key, and leave an existing run directory untouched; a small
+# run writes metrics.csv, run.json and summary.json.
+#   train_cli_test.sh COMPOPT_BINARY SOURCE_DIR
+set -uo pipefail
+BIN=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+cat > "$WORK/quad.toml" <<'TOML'
+[run]
+ranks = 4
+batch_per_rank = 8
+steps = 30
+eval_every = 10
+[task]
+name = "quadratic"
+dimension = 50
+[optimizer]
+name = "onebit-adam"
+lr = 0.01
+freeze_step = "50%"
+TOML
+
+# An existing run directory with a marker; errors must not touch it.
+mkdir -p "$WORK/existing"
+echo keep > "$WORK/existing/marker"
+snapshot() { (cd "$WORK/existing" && find . -type f -exec md5sum {} + | sort); }
+BEFORE=$(snapshot)
+
+# expect_error NAME EXPECTED_SUBSTRING ARGS...: exit code 2 and the substring on stderr.
+expect_error() {
+  local name=$1 want=$2
+  shift 2
+  local err
+  err=$("$BIN" train "$@" --out "$WORK/existing" 2>&1 >/dev/null)
+  local rc=$?
+  [ $rc -eq 2 ] || fail "$name: exit code $rc, expected 2 ($err)"
+  grep -qF -- "$want" <<<"$err" || fail "$name: message does not name '$want': $err"
+  [ "$(snapshot)" = "$BEFORE" ] || fail "$name: run directory was modified"
+}
+
+expect_error "unknown run key" "run.bogus" "$WORK/quad.toml" --set run.bogus=1
+expect_error "unknown task key" "task.dimensions" "$WORK/quad.toml" --set task.dimensions=3
+expect_error "unknown optimizer key" "frezee_step" "$WORK/quad.toml" --set optimizer.frezee_step=3
+expect_error "unknown table" "model" "$WORK/quad.toml" --set model.size=3
+expect_error "bad integer" "run.ranks" "$WORK/quad.toml" --set run.ranks=two
+expect_error "bad number" "task.noise" "$WORK/quad.toml" --set task.noise=-1
+expect_error "bad optimizer value" "beta1" "$WORK/quad.toml" --set optimizer.beta1=1.5
+expect_error "bad percentage" "optimizer.freeze_step" "$WORK/quad.toml" --set optimizer.freeze_step=150%
+expect_error "unknown optimizer" "adamw" "$WORK/quad.toml" --set optimizer.name=adamw
+expect_error "ranks_per_node" "run.ranks_per_node" "$WORK/quad.toml" --set run.ranks_per_node=3
+expect_error "batch too large" "run.batch_per_rank" "$WORK/quad.toml" --set run.batch_per_rank=1000000
+expect_error "unbuilt backend" "built backends for train: local" "$WORK/quad.toml" --set run.backend=mpi
+expect_error "missing config" "nope.toml" "$WORK/nope.toml"
+expect_error "missing data set" "task.data_dir" "$WORK/quad.toml" --set task.name=fashion-mnist \
+  --set task.data_dir="$WORK/no-data"
+expect_error "missing data set hint" "apt-get install dataset-fashion-mnist" "$WORK/quad.toml" \
+  --set task.name=fashion-mnist --set task.data_dir="$WORK/no-data"
+printf '[run]\nranks = \n' > "$WORK/broken.toml"
+expect_error "unparsable config" "broken.toml" "$WORK/broken.toml"
+printf 'ranks = 4\n' > "$WORK/toplevel.toml"
+expect_error "top-level key" "ranks" "$WORK/toplevel.toml"
+
+# A good run.
+out="$WORK/good"
+if "$BIN" train "$WORK/quad.toml" --out "$out" > "$WORK/good.log" 2>&1; then
+  head -1 "$out/metrics.csv" | grep -q "^step,samples,epoch,stage,lr,train_loss,test_loss,test_accuracy,var_norm_l2,var_ratio_l1,bytes_sent,bytes_sent_inter_node,time_s$" \
+    || fail "metrics.csv header: $(head -1 "$out/metrics.csv")"
+  [ "$(wc -l < "$out/metrics.csv")" -eq 31 ] || fail "metrics.csv should have 30 rows"
+  grep -q '"freeze_step": "15"' "$out/run.json" || fail "run.json lacks the resolved freeze_step 15"
+  grep -q '"freeze_step": 15' "$out/summary.json" || fail "summary.json freeze_step: $(cat "$out/summary.json")"
+  grep -q ",compression," "$out/metrics.csv" || fail "no compression-stage rows"
+  grep -q "step 30/30" "$WORK/good.log" || fail "no plain progress lines when stdout is not a TTY"
+else
+  fail "good run failed: $(cat "$WORK/good.log")"
+fi
+
+# The example configs parse (validated with a tiny run length; fashion-mnist only if installed).
+for cfg in "$SRC"/experiments/configs/{fmnist_*,quadratic,logistic}.toml; do
+  case "$cfg" in *fmnist*) [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || continue ;; esac
+  "$BIN" train "$cfg" --set run.steps=2 --set run.eval_every=1 --quiet --out "$WORK/cfg" > "$WORK/cfg.log" 2>&1 \
+    || fail "example config $cfg: $(cat "$WORK/cfg.log")"
+done
+
+if [ $failures -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all compopt train CLI checks passed"

@@ -1,0 +1,54 @@
+#include "core/tasks/task_factory.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/util/error.h"
+
+namespace compopt {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string error_of(const HyperParamMap& keys) {
+  try {
+    HyperParams hp("config", keys);
+    make_task(hp, "task.", 4);
+    hp.finish();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TaskFactory, BuildsEachTask) {
+  HyperParams q("config", {{"task.name", "quadratic"}, {"task.dimension", "7"}});
+  EXPECT_EQ(make_task(q, "task.", 2)->layout().total(), 7u);
+  HyperParams l("config",
+                {{"task.name", "logistic"}, {"task.dimension", "3"}, {"task.separable", "false"}});
+  EXPECT_EQ(make_task(l, "task.", 2)->layout().total(), 4u);
+}
+
+TEST(TaskFactory, ErrorsNameTheKey) {
+  EXPECT_THAT(error_of({{"task.name", "mnist"}}), HasSubstr("task.name"));
+  EXPECT_THAT(error_of({{"task.name", "quadratic"}, {"task.dimension", "abc"}}),
+              HasSubstr("task.dimension"));
+  EXPECT_THAT(error_of({{"task.name", "quadratic"}, {"task.condition_number", "0.5"}}),
+              HasSubstr("task.condition_number"));
+  EXPECT_THAT(error_of({{"task.name", "quadratic"}, {"task.bogus", "1"}}), HasSubstr("task.bogus"));
+  EXPECT_THAT(error_of({{"task.name", "logistic"}, {"task.label_noise", "0.2"}}),
+              HasSubstr("task.label_noise"));
+  EXPECT_THAT(error_of({{"task.name", "fashion-mnist"}, {"task.hidden", "256,x"}}),
+              HasSubstr("task.hidden"));
+}
+
+TEST(TaskFactory, MissingDataSetNamesDataDirAndHint) {
+  const std::string e =
+      error_of({{"task.name", "fashion-mnist"}, {"task.data_dir", "/nonexistent/fm"}});
+  EXPECT_THAT(e, HasSubstr("task.data_dir"));
+  EXPECT_THAT(e, HasSubstr("/nonexistent/fm"));
+  EXPECT_THAT(e, HasSubstr("apt-get install dataset-fashion-mnist"));
+}
+
+}  // namespace
+}  // namespace compopt
