@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Draws OUT/validation.csv of netns_validation.sh: allreduce time against size,
+real TCP (solid) vs simulator (dashed), one panel per (ranks, link rate)."""
+import csv
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main(csv_path: str, png_path: str) -> None:
+    series = defaultdict(list)  # (ranks, link, variant, source) -> [(MB, seconds)]
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            key = (int(row["ranks"]), int(row["link_mbit"]), row["variant"], row["source"])
+            series[key].append((int(row["bytes"]) / 1e6, float(row["seconds"])))
+    panels = sorted({(k[0], k[1]) for k in series})
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
+    for ax, (ranks, link) in zip(axes[0], panels):
+        for (r, l, variant, source), points in sorted(series.items()):
+            if (r, l) != (ranks, link):
+                continue
+            points.sort()
+            ax.plot([p[0] for p in points], [p[1] for p in points], "-" if source == "tcp" else "--",
+                    marker="o" if source == "tcp" else "x", label=f"{variant} ({source})")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("vector size (MB, fp32)")
+        ax.set_ylabel("time per call (s)")
+        ax.set_title(f"{ranks} ranks, {link} Mbit/s links")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png_path + ".tmp.png", dpi=120)
+    import os
+    os.replace(png_path + ".tmp.png", png_path)
+    print(f"wrote {png_path}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: netns_validation_plot.py validation.csv validation.png")
+    main(sys.argv[1], sys.argv[2])

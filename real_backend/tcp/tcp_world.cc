@@ -1,0 +1,160 @@
+#include "real_backend/tcp/tcp_world.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <future>
+#include <map>
+#include <thread>
+
+#include "real_backend/tcp/mesh.h"
+#include "real_backend/tcp/rendezvous.h"
+
+namespace compopt::tcp {
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  return name;
+}
+
+std::vector<int> node_ids(const TcpOptions& o, const std::vector<RankAddress>& table) {
+  std::vector<int> nodes(table.size());
+  std::map<std::string, int> ids;
+  for (size_t r = 0; r < table.size(); ++r) {
+    if (o.ranks_per_node > 0) {
+      nodes[r] = static_cast<int>(r) / o.ranks_per_node;
+    } else {
+      nodes[r] = ids.emplace(table[r].node_name, static_cast<int>(ids.size())).first->second;
+    }
+  }
+  return nodes;
+}
+
+}  // namespace
+
+std::unique_ptr<TcpTransport> connect_tcp(TcpOptions o,
+                                          const std::function<void(uint16_t)>& on_master_port) {
+  validate(o);
+  if (o.advertise_addr.empty()) {
+    if (o.listen_addr == "0.0.0.0" || o.listen_addr == "::") {
+      throw InvalidArgument(
+          fmt::format("tcp: listening on {} needs an address for peers to dial "
+                      "(COMPOPT_ADVERTISE_ADDR)",
+                      o.listen_addr));
+    }
+    o.advertise_addr = o.listen_addr;
+  }
+  if (o.node_name.empty()) o.node_name = host_name();
+  const auto deadline =
+      SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
+                               std::chrono::duration<double>(o.connect_timeout_s));
+  asio::io_context mesh_io;
+  tcp::acceptor data(mesh_io);
+  const tcp::endpoint endpoint = resolve_endpoint(mesh_io, o.listen_addr, 0);
+  ErrorCode ec;
+  data.open(endpoint.protocol(), ec);
+  if (!ec) data.bind(endpoint, ec);
+  if (!ec) data.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec)
+    throw CommError(
+        fmt::format("rank {}: cannot listen on {}: {}", o.rank, o.listen_addr, ec.message()));
+
+  Rendezvous rendezvous(o);
+  if (o.rank == 0 && on_master_port) on_master_port(rendezvous.port());
+  const auto table =
+      rendezvous.run({o.advertise_addr, data.local_endpoint().port(), o.node_name}, deadline);
+  auto fds = connect_mesh(mesh_io, data, o, table, deadline);
+  return std::make_unique<TcpTransport>(o, std::move(fds), node_ids(o, table));
+}
+
+namespace {
+
+void run_on(TcpTransport& transport, const std::function<void(Communicator&)>& fn) {
+  try {
+    Communicator comm(transport);
+    fn(comm);
+  } catch (const std::exception& e) {
+    transport.abort(e.what());
+    throw;
+  } catch (...) {
+    transport.abort(
+        fmt::format("rank {} failed with a non-standard exception", transport.world_rank()));
+    throw;
+  }
+  transport.close();
+}
+
+}  // namespace
+
+void run_tcp_rank(const TcpOptions& options, const std::function<void(Communicator&)>& fn) {
+  auto transport = connect_tcp(options);
+  run_on(*transport, fn);
+}
+
+void run_tcp_threads(int ranks, int ranks_per_node, const std::function<void(Communicator&)>& fn,
+                     TcpOptions base) {
+  if (ranks < 1)
+    throw InvalidArgument(fmt::format("tcp threads: {} ranks, expected at least 1", ranks));
+  if (ranks_per_node < 0) {
+    throw InvalidArgument(
+        fmt::format("tcp threads: ranks_per_node {}, expected >= 0", ranks_per_node));
+  }
+  if (base.token.empty()) base.token = random_job_token();
+  base.world_size = ranks;
+  base.ranks_per_node = ranks_per_node;
+  if (ranks_per_node == 0) base.node_name = "node0";
+  base.master_port = 0;
+
+  std::promise<uint16_t> port_promise;
+  std::shared_future<uint16_t> port = port_promise.get_future().share();
+  std::atomic<bool> port_set = false;
+  std::atomic<int> sequence = 0;
+  struct Failure {
+    std::exception_ptr error;
+    int order = -1;
+    bool consequence = false;
+  };
+  std::vector<Failure> failures(static_cast<size_t>(ranks));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r) {
+    threads.emplace_back([&, r] {
+      Failure& failure = failures[static_cast<size_t>(r)];
+      try {
+        TcpOptions o = base;
+        o.rank = r;
+        if (r != 0) {
+          if (port.wait_for(std::chrono::duration<double>(o.connect_timeout_s)) !=
+              std::future_status::ready) {
+            throw CommError(fmt::format("rank {}: rank 0 did not start listening within {} s", r,
+                                        o.connect_timeout_s));
+          }
+          o.master_port = port.get();
+        }
+        auto transport = connect_tcp(o, [&](uint16_t p) {
+          if (!port_set.exchange(true)) port_promise.set_value(p);
+        });
+        run_on(*transport, fn);
+      } catch (const PeerFailed&) {
+        failure = {std::current_exception(), sequence++, true};
+      } catch (...) {
+        failure = {std::current_exception(), sequence++, false};
+        if (r == 0 && !port_set.exchange(true))
+          port_promise.set_exception(std::current_exception());
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const Failure* root = nullptr;
+  for (const Failure& f : failures) {
+    if (!f.error) continue;
+    const bool better = root == nullptr || (root->consequence && !f.consequence) ||
+                        (root->consequence == f.consequence && f.order < root->order);
+    if (better) root = &f;
+  }
+  if (root != nullptr) std::rethrow_exception(root->error);
+}
+
+}  // namespace compopt::tcp
