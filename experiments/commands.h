@@ -8,5 +8,10 @@
 namespace compopt::cli {
 
 void register_collectives_command(CLI::App& app);
+void register_comm_bench_command(CLI::App& app);
+void register_launch_command(CLI::App& app);
+void register_train_command(CLI::App& app);
+void register_profile_command(CLI::App& app);
+void register_sweep_command(CLI::App& app);
 
 }  // namespace compopt::cli

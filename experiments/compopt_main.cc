@@ -13,6 +13,11 @@ int main(int argc, char** argv) {
   CLI::App app{"compopt: simulator and testbed for communication-compressed distributed optimizers"};
   app.require_subcommand(1);
   compopt::cli::register_collectives_command(app);
+  compopt::cli::register_comm_bench_command(app);
+  compopt::cli::register_launch_command(app);
+  compopt::cli::register_train_command(app);
+  compopt::cli::register_profile_command(app);
+  compopt::cli::register_sweep_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
