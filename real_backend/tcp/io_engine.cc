@@ -24,7 +24,6 @@ IoEngine::IoEngine(const TcpOptions& options, std::vector<int> fds, Inbox& inbox
       inbox_(inbox),
       work_(io_.get_executor()),
       timer_(io_),
-      drain_timer_(io_),
       links_(fds.size()),
       start_(Clock::now()) {
   for (size_t p = 0; p < fds.size(); ++p) {
@@ -114,18 +113,6 @@ void IoEngine::on_write_error(int peer, const ErrorCode& ec, WriteDone* done) {
   });
 }
 
-asio::awaitable<void> IoEngine::drain(int peer) {
-  Link& link = links_[static_cast<size_t>(peer)];
-  std::vector<std::byte> scratch(size_t{1} << 16);
-  while (link.open) {
-    ErrorCode ec;
-    co_await link.socket->async_read_some(asio::buffer(scratch),
-                                          asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) break;
-  }
-  do_close_link(peer, "rank shut down");
-}
-
 asio::awaitable<void> IoEngine::read_loop(int peer) {
   Link& link = links_[static_cast<size_t>(peer)];
   tcp::socket& socket = *link.socket;
@@ -135,11 +122,7 @@ asio::awaitable<void> IoEngine::read_loop(int peer) {
     ErrorCode ec;
     const size_t got = co_await asio::async_read(socket, asio::buffer(header_bytes),
                                                  asio::redirect_error(asio::use_awaitable, ec));
-    if (!link.open) co_return;
-    if (stopping_) {
-      co_await drain(peer);
-      co_return;
-    }
+    if (stopping_ || !link.open) co_return;
     if (ec) {
       if (link.goodbye) {
         do_close_link(peer, "closed after goodbye");
@@ -190,11 +173,7 @@ asio::awaitable<void> IoEngine::read_loop(int peer) {
       const size_t n =
           co_await asio::async_read(socket, asio::buffer(message.data.get() + offset, want),
                                     asio::redirect_error(asio::use_awaitable, ec));
-      if (!link.open) co_return;
-      if (stopping_) {
-        co_await drain(peer);
-        co_return;
-      }
+      if (stopping_ || !link.open) co_return;
       if (ec) {
         link_failed(
             peer,
@@ -259,15 +238,6 @@ void IoEngine::do_close_link(int peer, const std::string& why) {
     link.broken_write = nullptr;
   }
   inbox_.mark_closed(peer);
-  if (stopping_) finish_stop_if_closed();
-}
-
-void IoEngine::finish_stop_if_closed() {
-  for (const Link& link : links_) {
-    if (link.open) return;
-  }
-  drain_timer_.cancel();
-  work_.reset();
 }
 
 void IoEngine::schedule_heartbeat() {
@@ -301,18 +271,8 @@ void IoEngine::stop() {
   asio::post(io_, [this] {
     stopping_ = true;
     timer_.cancel();
-    // FIN after the last queued byte; each reader drains until the peer closes its end.
-    for (Link& link : links_) {
-      ErrorCode ignored;
-      if (link.open) link.socket->shutdown(tcp::socket::shutdown_send, ignored);
-    }
-    drain_timer_.expires_after(std::chrono::seconds(1));
-    drain_timer_.async_wait([this](const ErrorCode& ec) {
-      if (ec) return;
-      for (size_t p = 0; p < links_.size(); ++p)
-        do_close_link(static_cast<int>(p), "rank shut down");
-    });
-    finish_stop_if_closed();
+    for (size_t p = 0; p < links_.size(); ++p) do_close_link(static_cast<int>(p), "rank shut down");
+    work_.reset();
   });
 }
 

@@ -6,9 +6,7 @@
 // fails the rank when a peer stays silent past the silence timeout.
 // queue*/close_link/stop may be called from any thread (they post to the I/O
 // thread); run() is the I/O thread's body and returns after stop() once every
-// handler finished, so every queued WriteDone is complete by then. stop() sends
-// FIN and reads until each peer closes its end (at most 1 s), so the last frames
-// (goodbye, abort) reach the peers instead of being discarded by a reset.
+// handler finished, so every queued WriteDone is complete by then.
 
 #include <chrono>
 #include <deque>
@@ -58,10 +56,7 @@ class IoEngine {
   };
 
   asio::awaitable<void> read_loop(int peer);
-  // While stopping: reads and drops until the peer closes, then closes the link.
-  asio::awaitable<void> drain(int peer);
   void on_write_error(int peer, const ErrorCode& ec, WriteDone* done);
-  void finish_stop_if_closed();
   void write_next(int peer);
   void do_close_link(int peer, const std::string& why);
   void link_failed(int peer, const std::string& what, bool peer_fault);
@@ -72,7 +67,6 @@ class IoEngine {
   asio::io_context io_;
   asio::executor_work_guard<asio::io_context::executor_type> work_;
   asio::steady_timer timer_;
-  asio::steady_timer drain_timer_;
   std::vector<Link> links_;
   bool stopping_ = false;
   Clock::time_point start_;
