@@ -112,4 +112,22 @@ tcp::endpoint resolve_endpoint(asio::io_context& io, const std::string& host, ui
   return *results.begin();
 }
 
+asio::awaitable<tcp::socket> connect_with_retry(const std::string& host, uint16_t port) {
+  auto executor = co_await asio::this_coro::executor;
+  tcp::socket socket(executor);
+  for (;;) {
+    ErrorCode ec;
+    tcp::resolver resolver(executor);
+    auto endpoints = co_await resolver.async_resolve(host, std::to_string(port),
+                                                     asio::redirect_error(asio::use_awaitable, ec));
+    if (!ec) {
+      co_await asio::async_connect(socket, endpoints,
+                                   asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (!ec) co_return socket;
+    asio::steady_timer pause(executor, std::chrono::milliseconds(50));
+    co_await pause.async_wait(asio::use_awaitable);
+  }
+}
+
 }  // namespace compopt::tcp

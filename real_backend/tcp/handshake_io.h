@@ -49,6 +49,10 @@ class Watchdog {
 void run_until(asio::io_context& io, SteadyClock::time_point deadline,
                const std::function<bool()>& done, const std::function<std::string()>& describe);
 
+// Connects to host:port, retrying every 50 ms while the peer is not listening yet.
+// Never gives up by itself: the caller's run_until deadline bounds it.
+asio::awaitable<tcp::socket> connect_with_retry(const std::string& host, uint16_t port);
+
 tcp::endpoint resolve_endpoint(asio::io_context& io, const std::string& host, uint16_t port);
 
 }  // namespace compopt::tcp

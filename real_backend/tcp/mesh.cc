@@ -80,20 +80,7 @@ asio::awaitable<void> accept_peers(tcp::acceptor& acceptor, std::shared_ptr<Mesh
 
 asio::awaitable<void> dial_peer(int peer, RankAddress address, std::shared_ptr<MeshState> state,
                                 TcpOptions o) {
-  auto executor = co_await asio::this_coro::executor;
-  tcp::socket socket(executor);
-  for (;;) {
-    ErrorCode ec;
-    tcp::resolver resolver(executor);
-    auto endpoints = co_await resolver.async_resolve(address.host, std::to_string(address.port),
-                                                     asio::redirect_error(asio::use_awaitable, ec));
-    if (!ec)
-      co_await asio::async_connect(socket, endpoints,
-                                   asio::redirect_error(asio::use_awaitable, ec));
-    if (!ec) break;
-    asio::steady_timer pause(executor, std::chrono::milliseconds(50));
-    co_await pause.async_wait(asio::use_awaitable);
-  }
+  tcp::socket socket = co_await connect_with_retry(address.host, address.port);
   try {
     ErrorCode ec;
     socket.set_option(tcp::no_delay(true), ec);

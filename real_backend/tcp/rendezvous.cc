@@ -106,21 +106,8 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, std::shared_ptr<Rende
 
 asio::awaitable<void> register_with_master(std::shared_ptr<Rendezvous::State> state,
                                            TcpOptions options, RankAddress mine) {
-  auto executor = co_await asio::this_coro::executor;
-  tcp::socket socket(executor);
-  for (;;) {  // rank 0 may not listen yet: retry; run_until enforces the deadline
-    ErrorCode ec;
-    tcp::resolver resolver(executor);
-    auto endpoints =
-        co_await resolver.async_resolve(options.master_addr, std::to_string(options.master_port),
-                                        asio::redirect_error(asio::use_awaitable, ec));
-    if (!ec)
-      co_await asio::async_connect(socket, endpoints,
-                                   asio::redirect_error(asio::use_awaitable, ec));
-    if (!ec) break;
-    asio::steady_timer pause(executor, std::chrono::milliseconds(50));
-    co_await pause.async_wait(asio::use_awaitable);
-  }
+  // rank 0 may not listen yet: retry; run_until enforces the deadline
+  tcp::socket socket = co_await connect_with_retry(options.master_addr, options.master_port);
   try {
     const Fields registration{{"token", options.token},
                               {"rank", std::to_string(options.rank)},
