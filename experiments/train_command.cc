@@ -1,5 +1,5 @@
 // `compopt train`: data-parallel training of a task with an optimizer on the
-// Local backend, configured by a TOML file plus --set overrides
+// Local or Sim backend, configured by a TOML file plus --set overrides
 // (train_config.h). Writes metrics.csv (one row per step), run.json (resolved
 // configuration) and summary.json to the run directory. All configuration
 // errors are raised before the run directory is created.
@@ -15,6 +15,7 @@
 #include "experiments/run_directory.h"
 #include "experiments/train_config.h"
 #include "experiments/train_progress.h"
+#include "sim/sim_world.h"
 
 namespace compopt::cli {
 namespace {
@@ -88,9 +89,19 @@ void run(const Options& o) {
   hooks.on_record = [&](const StepRecord& r) { progress.update(r); };
   const HyperParamMap params = c.optimizer_params;
   const std::string name = c.optimizer;
-  const TrainResult result = train_local(
-      *c.task, [&](const ParamLayout& layout) { return make_optimizer(name, params, layout); },
-      options, {.ranks = c.ranks, .ranks_per_node = c.ranks_per_node}, hooks);
+  const OptimizerFactory factory = [&](const ParamLayout& layout) {
+    return make_optimizer(name, params, layout);
+  };
+  // sim: real math and measured compute, network time from the SimGrid model of c.cluster.
+  const TrainResult result =
+      c.backend == "sim"
+          ? train_with(
+                [&](const std::function<void(Communicator&)>& fn) {
+                  sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
+                },
+                *c.task, factory, options, hooks)
+          : train_local(*c.task, factory, options,
+                        {.ranks = c.ranks, .ranks_per_node = c.ranks_per_node}, hooks);
   progress.finish();
 
   std::ostringstream csv;

@@ -11,13 +11,14 @@
 #include "core/tasks/task_factory.h"
 #include "core/train/shard_sampler.h"
 #include "core/util/error.h"
+#include "net_models/cluster_presets.h"
 
 namespace compopt::cli {
 namespace {
 
 const std::vector<std::string> kTables = {"run", "task", "optimizer", "schedule"};
-const std::vector<std::string> kBuiltBackends = {"local"};
-const std::vector<std::string> kLaterBackends = {"sim", "tcp", "mpi", "nccl"};
+const std::vector<std::string> kBuiltBackends = {"local", "sim"};
+const std::vector<std::string> kLaterBackends = {"tcp", "mpi", "nccl"};
 const std::set<std::string> kStepKeys = {"freeze_step", "warmup_steps", "total_steps",
                                          "decay_every", "amsgrad_start"};
 
@@ -213,6 +214,18 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     hp.fail(fmt::format("key 'run.ranks_per_node' = {} does not divide run.ranks = {}",
                         c.ranks_per_node, c.ranks));
   }
+  c.cluster = hp.text("run.cluster", "ethernet-v100-4");
+  if (c.backend == "sim") {
+    try {
+      net::ClusterSpec spec = net::cluster_preset(c.cluster);
+      if (c.ranks_per_node > 0) spec.gpus_per_node = c.ranks_per_node;
+      c.cluster_spec = net::with_gpus(spec, c.ranks);
+      c.cluster_spec.validate();
+    } catch (const InvalidArgument& e) {
+      hp.fail(fmt::format("key 'run.cluster' = '{}' with run.ranks = {}: {}", c.cluster, c.ranks,
+                          e.what()));
+    }
+  }
   c.batch_per_rank = static_cast<size_t>(hp.integer("run.batch_per_rank", 32, 1));
   const auto epochs = hp.optional_integer("run.epochs", 1);
   const auto steps = hp.optional_integer("run.steps", 1);
@@ -242,6 +255,7 @@ nlohmann::json TrainConfig::to_json() const {
           {"values", values},
           {"resolved",
            {{"backend", backend},
+            {"cluster", backend == "sim" ? nlohmann::json(cluster) : nlohmann::json()},
             {"ranks", ranks},
             {"ranks_per_node", ranks_per_node},
             {"batch_per_rank", batch_per_rank},

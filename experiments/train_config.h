@@ -3,7 +3,7 @@
 // overrides, resolved and validated before any training work starts.
 //
 // Tables and keys (docs/training.md has the full list):
-//   [run]       backend, ranks, ranks_per_node, batch_per_rank, epochs | steps,
+//   [run]       backend (local | sim), cluster (sim: preset), ranks, ranks_per_node, batch_per_rank, epochs | steps,
 //               eval_every, seed
 //   [task]      name and the task's keys (core/tasks/task_factory.h)
 //   [optimizer] name and hyper-parameters passed through to make_optimizer
@@ -26,6 +26,7 @@
 
 #include "core/optim/hyper_params.h"
 #include "core/tasks/task.h"
+#include "net_models/cluster_spec.h"
 
 namespace compopt::cli {
 
@@ -34,6 +35,8 @@ struct TrainConfig {
   std::vector<std::string> overrides;         // as given
   std::map<std::string, std::string> values;  // flat "table.key" -> value, file + overrides
   std::string backend = "local";
+  std::string cluster;             // sim: preset name (run.cluster)
+  net::ClusterSpec cluster_spec;   // sim: the preset resized to `ranks` GPUs
   int ranks = 1;
   int ranks_per_node = 0;
   size_t batch_per_rank = 32;

@@ -27,6 +27,13 @@ struct TrainResult {
   std::vector<StepRecord> records;
 };
 
+// Runs train_rank on every rank that `launch` starts (a backend's run function,
+// e.g. LocalWorld::run or sim::run_sim), each rank with its own optimizer.
+using RankLauncher = std::function<void(const std::function<void(Communicator&)>&)>;
+TrainResult train_with(const RankLauncher& launch, const Task& task,
+                       const OptimizerFactory& make_optimizer, const TrainOptions& options,
+                       const TrainHooks& hooks = {});
+
 TrainResult train_local(const Task& task, const OptimizerFactory& make_optimizer,
                         const TrainOptions& options, LocalTopology topology,
                         const TrainHooks& hooks = {});

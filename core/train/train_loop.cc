@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <chrono>
 #include <cmath>
 
 #include "core/train/shard_sampler.h"
@@ -70,7 +71,11 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
   const double start = comm.now();
   for (int64_t step = 1; step <= options.steps; ++step) {
     const auto batch = sampler.next();
+    const auto compute_start = std::chrono::steady_clock::now();
     const double loss = worker->loss_and_grad(params, batch, grads);
+    // Charge the measured compute to the clock: simulated time on sim, no-op on
+    // backends whose clock is the wall clock.
+    comm.advance(std::chrono::duration<double>(std::chrono::steady_clock::now() - compute_start).count());
     const std::ptrdiff_t bad = first_non_finite(grads);
     if (bad >= 0 || !std::isfinite(loss)) {
       throw NonFiniteGradient(

@@ -11,6 +11,10 @@
 // run under the traffic label kMetricsTrafficLabel and are excluded from
 // StepRecord::bytes_sent*, which count the optimizer's traffic only.
 //
+// The measured wall time of each loss/gradient computation is charged with
+// comm.advance(): on the simulator the clock then shows real compute plus
+// simulated communication (time-wise curves); on other backends it is a no-op.
+//
 // Global batch = ranks x batch_per_rank. Parameters start from
 // task.init_params(seed) on every rank. A non-finite gradient or loss throws
 // NonFiniteGradient naming the step and the rank (other ranks then fail with a

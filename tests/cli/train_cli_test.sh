@@ -55,7 +55,9 @@ expect_error "bad percentage" "optimizer.freeze_step" "$WORK/quad.toml" --set op
 expect_error "unknown optimizer" "adamw" "$WORK/quad.toml" --set optimizer.name=adamw
 expect_error "ranks_per_node" "run.ranks_per_node" "$WORK/quad.toml" --set run.ranks_per_node=3
 expect_error "batch too large" "run.batch_per_rank" "$WORK/quad.toml" --set run.batch_per_rank=1000000
-expect_error "unbuilt backend" "built backends for train: local" "$WORK/quad.toml" --set run.backend=mpi
+expect_error "unbuilt backend" "built backends for train: local, sim" "$WORK/quad.toml" --set run.backend=mpi
+expect_error "unknown cluster" "run.cluster" "$WORK/quad.toml" --set run.backend=sim --set run.cluster=nope
+expect_error "ranks do not fill nodes" "run.cluster" "$WORK/quad.toml" --set run.backend=sim --set run.ranks=6
 expect_error "missing config" "nope.toml" "$WORK/nope.toml"
 expect_error "missing data set" "task.data_dir" "$WORK/quad.toml" --set task.name=fashion-mnist \
   --set task.data_dir="$WORK/no-data"
@@ -78,6 +80,20 @@ if "$BIN" train "$WORK/quad.toml" --out "$out" > "$WORK/good.log" 2>&1; then
   grep -q "step 30/30" "$WORK/good.log" || fail "no plain progress lines when stdout is not a TTY"
 else
   fail "good run failed: $(cat "$WORK/good.log")"
+fi
+
+# Time-wise training on the simulator: simulated time grows every step, the
+# cluster preset is recorded, and the math equals the Local run (same bytes).
+sim="$WORK/sim"
+if "$BIN" train "$WORK/quad.toml" --set run.backend=sim --set run.cluster=ethernet-v100-4 \
+    --out "$sim" > "$WORK/sim.log" 2>&1; then
+  awk -F, 'NR > 2 && !($13 > prev) { bad = 1 } NR > 1 { prev = $13 } END { exit bad }' "$sim/metrics.csv" \
+    || fail "sim time_s does not increase every step"
+  grep -q '"cluster": "ethernet-v100-4"' "$sim/run.json" || fail "run.json lacks the cluster"
+  [ "$(cut -d, -f1-12 "$sim/metrics.csv")" = "$(cut -d, -f1-12 "$out/metrics.csv")" ] \
+    || fail "sim and local runs differ outside time_s"
+else
+  fail "sim run failed: $(cat "$WORK/sim.log")"
 fi
 
 # The example configs parse (validated with a tiny run length; fashion-mnist only if installed).
