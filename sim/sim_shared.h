@@ -4,6 +4,7 @@
 // a time, so no locking is needed.
 
 #include <simgrid/forward.h>
+#include <simgrid/s4u/Barrier.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +30,7 @@ struct SimShared {
   std::vector<int> waiting_on;                  // rank it blocks on in recv, or -1
   std::vector<uint32_t> in_flight;              // [dst * n + src]: posted, not yet taken
   double start_clock = 0.0;
+  simgrid::s4u::BarrierPtr sync;  // zero-cost rendezvous of all ranks (SimTransport::sync)
 
   int size() const { return static_cast<int>(node_of_rank.size()); }
   uint32_t& pending(int src, int dst) {

@@ -101,6 +101,8 @@ void SimTransport::advance(double seconds) {
   if (seconds > 0) sg4::this_actor::sleep_for(seconds);
 }
 
+void SimTransport::sync() { shared_.sync->wait(); }
+
 void SimTransport::mark_returned() {
   shared_.finished[static_cast<size_t>(rank_)] = 1;
   for (int k = 0; k < shared_.size(); ++k) {

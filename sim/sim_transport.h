@@ -37,6 +37,8 @@ class SimTransport final : public Transport {
   double now() const override;
   // Throws InvalidArgument for negative or non-finite seconds.
   void advance(double seconds) override;
+  // Blocks until every rank called sync(); takes no simulated time, sends nothing.
+  void sync();
 
   // Wire charging from now on (scaled proxy); see WireMap.
   void set_wire_map(WireMap wire) { wire_ = std::move(wire); }

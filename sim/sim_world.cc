@@ -78,6 +78,7 @@ SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Comm
     shared.mailbox.push_back(sg4::Mailbox::by_name(fmt::format("rank{}", r)));
   }
   shared.start_clock = sg4::Engine::get_clock();
+  shared.sync = sg4::Barrier::create(static_cast<unsigned>(ranks));
 
   std::exception_ptr failure;
   std::vector<double> end_time(n, 0.0);

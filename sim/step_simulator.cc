@@ -12,6 +12,7 @@
 #include "core/compress/compressor.h"
 #include "core/util/error.h"
 #include "sim/proxy_wire.h"
+#include "sim/round_timing.h"
 #include "sim/sim_transport.h"
 #include "sim/sim_world.h"
 
@@ -51,7 +52,8 @@ struct CommMeasure {
 
 // One collective of `modeled` elements on every GPU of the cluster, simulated
 // on a proxy; returns its simulated duration (slowest rank) and modeled traffic.
-// Compute is not simulated here: every rank does the same work, so it adds
+// Timed by symmetry (simulate_rounds) where timed_by_rounds allows it and the
+// config does not ask for the full collectives. Compute is not simulated here: every rank does the same work, so it adds
 // the same time on every rank and simulate_step composes it analytically.
 CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, double modeled) {
   const net::ClusterSpec& cluster = config.cluster;
@@ -63,8 +65,22 @@ CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, do
       config.workload.wire_bytes == 2 ? WirePrecision::kFp16 : WirePrecision::kFp32;
   std::vector<double> seconds(static_cast<size_t>(n)), bytes(static_cast<size_t>(n)),
       inter(static_cast<size_t>(n));
+  const bool by_rounds = !config.full_collectives && timed_by_rounds(stage.scheme, cluster);
+  const std::vector<ShiftRound> rounds =
+      by_rounds ? collective_rounds(stage.scheme, stage.compressor, proxy,
+                                    config.workload.wire_bytes == 2 ? 2 : 4, cluster)
+                : std::vector<ShiftRound>{};
   run_sim({.cluster = cluster}, [&](Communicator& comm) {
     SimTransport& transport = SimTransport::of(comm);
+    const auto r = static_cast<size_t>(comm.rank());
+    if (by_rounds) {
+      transport.set_wire_map(wire);
+      const RoundTiming timing = simulate_rounds(comm, rounds);
+      seconds[r] = timing.seconds;
+      bytes[r] = timing.bytes_sent;
+      inter[r] = timing.inter_node_bytes;
+      return;
+    }
     std::vector<float> x(proxy);
     for (size_t i = 0; i < proxy; ++i)
       x[i] = std::sin(0.01f * static_cast<float>(i + static_cast<size_t>(comm.rank())));
@@ -92,7 +108,6 @@ CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, do
         hierarchical_compressed_allreduce_mean(*groups, x, *codec, state, RandomKey{.seed = 1});
         break;
     }
-    const auto r = static_cast<size_t>(comm.rank());
     seconds[r] = comm.now() - start;
     bytes[r] = transport.wire_bytes_sent();
     inter[r] = transport.wire_inter_node_bytes_sent();

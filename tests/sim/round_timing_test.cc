@@ -1,0 +1,79 @@
+// Symmetry timing of the step simulator (sim/round_timing.h) against the real
+// collectives run in full on the proxy: same time and traffic, at 8 to 64 GPUs
+// on the star, fat-tree and torus presets, for the ring and 1-bit compression.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/round_timing.h"
+#include "sim/scenario.h"
+
+namespace compopt::sim {
+namespace {
+
+void expect_same_as_full(const Scenario& s) {
+  StepConfig fast = resolve_scenario(s);
+  StepConfig full = fast;
+  full.full_collectives = true;
+  const auto a = simulate_step(fast), b = simulate_step(full);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string what = s.cluster + " " + s.optimizer + " " + a[i].stage + " " +
+                             std::to_string(s.gpus) + (s.overlap ? " overlap" : "");
+    EXPECT_NEAR(a[i].comm_s, b[i].comm_s, 1e-6 * b[i].comm_s) << what;
+    EXPECT_NEAR(a[i].bytes_per_gpu, b[i].bytes_per_gpu, 1e-9 * b[i].bytes_per_gpu) << what;
+    EXPECT_NEAR(a[i].inter_node_bytes, b[i].inter_node_bytes, 1e-9 * b[i].inter_node_bytes)
+        << what;
+  }
+}
+
+TEST(RoundTiming, StarMatchesTheFullSimulation) {
+  for (int gpus : {4, 8, 16, 32, 64}) {
+    for (const char* optimizer : {"adam", "onebit-adam", "birder"}) {
+      Scenario s;
+      s.gpus = gpus;
+      s.optimizer = optimizer;
+      expect_same_as_full(s);
+    }
+  }
+}
+
+TEST(RoundTiming, OtherTopologiesMatchTheFullSimulation) {
+  for (const char* topology : {"fat-tree", "torus"}) {
+    Scenario s;
+    s.cluster = "infiniband-v100-8";
+    s.topology = topology;
+    s.gpus = 32;
+    s.optimizer = "onebit-adam";
+    expect_same_as_full(s);
+  }
+}
+
+TEST(RoundTiming, OverlapBucketsMatchTheFullSimulation) {
+  Scenario s;
+  s.gpus = 16;
+  s.optimizer = "onebit-adam";
+  s.overlap = true;
+  s.buckets = 8;
+  expect_same_as_full(s);
+}
+
+TEST(RoundTiming, StarMergesAlltoallRoundsWithTheSamePattern) {
+  net::ClusterSpec cluster = resolve_scenario(Scenario{.gpus = 64}).cluster;
+  // 63 all-to-all shifts on 16 nodes x 4 GPUs collapse to the 4 local-shift
+  // patterns crossing nodes plus the 3 partly intra-node shifts and the
+  // wrap-around ones; every shift is still counted once.
+  const auto rounds = collective_rounds(CommScheme::kCompressedFlat, "sign", 4096, 2, cluster);
+  double alltoall = 0;
+  for (size_t i = 0; i + 2 < rounds.size(); ++i) alltoall += rounds[i].repeat;
+  EXPECT_EQ(alltoall, 63);
+  EXPECT_LT(rounds.size(), 16u);
+  const auto ring = collective_rounds(CommScheme::kRing, "", 4096, 2, cluster);
+  ASSERT_EQ(ring.size(), 1u);
+  EXPECT_EQ(ring[0].repeat, 126);
+  EXPECT_EQ(ring[0].real_bytes, 2u * 4096 / 64);
+}
+
+}  // namespace
+}  // namespace compopt::sim
