@@ -96,21 +96,26 @@ std::function<void(Communicator&)> allreduce_forever(int ready_fd) {
   };
 }
 
+// Spawns `world` ranks running allreduce_forever and returns once every rank
+// has connected and finished its first allreduce.
+void start_allreduce_world(int world, uint16_t port, std::vector<Child>& children) {
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  for (int r = 0; r < world; ++r)
+    children.push_back(spawn(r, world, port, allreduce_forever(ready[1])));
+  ::close(ready[1]);
+  for (int got = 0; got < world; ++got) {
+    char byte;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "a rank ended before its first allreduce";
+  }
+  ::close(ready[0]);
+}
+
 TEST(TcpProcessTest, KilledRankMidAllreduceFailsEveryOtherRankWithin10s) {
   constexpr int kWorld = 4;
   const uint16_t port = free_port();
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
   std::vector<Child> children;
-  for (int r = 0; r < kWorld; ++r)
-    children.push_back(spawn(r, kWorld, port, allreduce_forever(ready[1])));
-  ::close(ready[1]);
-  for (int got = 0; got < kWorld;) {  // every rank connected and done with one allreduce
-    char byte;
-    ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "a rank ended before its first allreduce";
-    ++got;
-  }
-  ::close(ready[0]);
+  ASSERT_NO_FATAL_FAILURE(start_allreduce_world(kWorld, port, children));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // mid-allreduce
   const auto killed_at = Clock::now();
   ::kill(children[2].pid, SIGKILL);
@@ -133,17 +138,8 @@ TEST(TcpProcessTest, KilledRankMidAllreduceFailsEveryOtherRankWithin10s) {
 TEST(TcpProcessTest, FrozenRankIsDetectedByHeartbeatsWithin10s) {
   constexpr int kWorld = 3;
   const uint16_t port = free_port();
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
   std::vector<Child> children;
-  for (int r = 0; r < kWorld; ++r)
-    children.push_back(spawn(r, kWorld, port, allreduce_forever(ready[1])));
-  ::close(ready[1]);
-  for (int got = 0; got < kWorld; ++got) {
-    char byte;
-    ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "a rank ended before its first allreduce";
-  }
-  ::close(ready[0]);
+  ASSERT_NO_FATAL_FAILURE(start_allreduce_world(kWorld, port, children));
   const auto stopped_at = Clock::now();
   ::kill(children[1].pid, SIGSTOP);  // alive, connections open, but silent
   std::vector<Child> others{children[0], children[2]};
