@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace compopt {
 
@@ -31,6 +32,10 @@ struct StepRecord {
   double bytes_sent = 0;
   double bytes_sent_inter_node = 0;
   double time_s = 0;
+  // The optimizer's per-tensor LAMB coefficients c_t and 1-bit LAMB ratios r_t
+  // (OptimizerMetrics); empty for other optimizers. Not written to metrics.csv.
+  std::vector<double> layer_coefficients;
+  std::vector<double> layer_ratios;
 };
 
 // "step,samples,epoch,stage,lr,train_loss,test_loss,test_accuracy,var_norm_l2,

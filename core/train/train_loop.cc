@@ -128,6 +128,8 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
     record.lr = m.lr;
     record.var_norm_l2 = m.variance_norm;
     record.var_ratio_l1 = m.variance_ratio;
+    record.layer_coefficients = m.layer_coefficients;
+    record.layer_ratios = m.layer_ratios;
     record.bytes_sent = static_cast<double>(bytes_sum) / ranks;
     record.bytes_sent_inter_node = static_cast<double>(inter_sum) / ranks;
     record.time_s = comm.now() - start;
