@@ -41,6 +41,7 @@ void Adam::do_step(std::span<float> params, std::span<const float> grads, Commun
 OptimizerMetrics Adam::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
   out.variance_norm = l2_norm(v_);
+  out.variance_l1 = l1_norm(v_);
   return out;
 }
 

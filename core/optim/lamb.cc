@@ -39,6 +39,7 @@ void Lamb::do_step(std::span<float> params, std::span<const float> grads, Commun
 OptimizerMetrics Lamb::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
   out.variance_norm = l2_norm(v_);
+  out.variance_l1 = l1_norm(v_);
   out.layer_coefficients = coefficients_;
   return out;
 }

@@ -55,6 +55,7 @@ void OnebitAdam::do_step(std::span<float> params, std::span<const float> grads,
 OptimizerMetrics OnebitAdam::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
   out.variance_norm = l2_norm(v_);
+  out.variance_l1 = l1_norm(v_);
   if (detector_) out.variance_ratio = detector_->last_ratio();
   return out;
 }

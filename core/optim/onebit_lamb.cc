@@ -114,6 +114,7 @@ void OnebitLamb::compression_step(std::span<float> params, std::span<const float
 OptimizerMetrics OnebitLamb::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
   out.variance_norm = l2_norm(frozen_ ? v_fresh_ : v_);
+  out.variance_l1 = l1_norm(frozen_ ? v_fresh_ : v_);
   out.layer_coefficients = coefficients_;
   if (has_ratio_) out.layer_ratios = ratios_;
   return out;

@@ -41,6 +41,7 @@ struct OptimizerMetrics {
   double lr = 0;                                // rate used by the latest step
   std::optional<double> variance_norm;          // fused ||v||_2 over all parameters
   std::optional<double> variance_ratio;         // ||v_t||_1 / ||v_{t-Delta}||_1
+  std::optional<double> variance_l1;            // fused ||v||_1 over all parameters
   std::vector<double> layer_coefficients;       // LAMB trust coefficient c_t per tensor
   std::vector<double> layer_ratios;             // 1-bit LAMB ratio r_t per tensor
 };

@@ -29,6 +29,7 @@ struct StepRecord {
   std::optional<double> test_accuracy;
   std::optional<double> var_norm_l2;
   std::optional<double> var_ratio_l1;
+  std::optional<double> var_norm_l1;  // fused ||v||_1 (not written to metrics.csv)
   double bytes_sent = 0;
   double bytes_sent_inter_node = 0;
   double time_s = 0;

@@ -128,6 +128,7 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
     record.lr = m.lr;
     record.var_norm_l2 = m.variance_norm;
     record.var_ratio_l1 = m.variance_ratio;
+    record.var_norm_l1 = m.variance_l1;
     record.layer_coefficients = m.layer_coefficients;
     record.layer_ratios = m.layer_ratios;
     record.bytes_sent = static_cast<double>(bytes_sum) / ranks;
