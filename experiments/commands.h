@@ -13,5 +13,6 @@ void register_launch_command(CLI::App& app);
 void register_train_command(CLI::App& app);
 void register_profile_command(CLI::App& app);
 void register_sweep_command(CLI::App& app);
+void register_reproduce_command(CLI::App& app);
 
 }  // namespace compopt::cli

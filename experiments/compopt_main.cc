@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   compopt::cli::register_train_command(app);
   compopt::cli::register_profile_command(app);
   compopt::cli::register_sweep_command(app);
+  compopt::cli::register_reproduce_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -5,17 +5,15 @@
 // fails before any work with exit code 2 and leaves earlier results untouched.
 
 #include <fmt/format.h>
-#include <sys/wait.h>
 #include <toml++/toml.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <map>
 #include <sstream>
-#include <thread>
 
 #include "core/util/error.h"
 #include "experiments/commands.h"
+#include "experiments/forked_jobs.h"
 #include "experiments/run_directory.h"
 #include "sim/scenario.h"
 
@@ -125,71 +123,26 @@ class Progress {
   bool tty_;
 };
 
-struct Child {
-  size_t index;
-  int fd;
-};
-
-// Runs every scenario in forked children, `jobs` at a time; returns their rows in order.
+// Simulates every scenario in its own forked process, `jobs` at a time; returns
+// their CSV rows in order.
 std::vector<std::string> run_all(const std::vector<sim::Scenario>& scenarios, int jobs) {
-  std::vector<std::string> rows(scenarios.size());
-  std::map<pid_t, Child> running;
   Progress progress(scenarios.size());
-  size_t next = 0;
-  std::string failure;
-  while (next < scenarios.size() || !running.empty()) {
-    while (failure.empty() && next < scenarios.size() && static_cast<int>(running.size()) < jobs) {
-      int fds[2];
-      if (pipe(fds) != 0) throw std::runtime_error("sweep: pipe() failed");
-      std::fflush(nullptr);
-      const pid_t pid = fork();
-      if (pid < 0) throw std::runtime_error("sweep: fork() failed");
-      if (pid == 0) {
-        close(fds[0]);
-        std::string text;
-        int code = 0;
-        try {
-          const sim::StepConfig config = sim::resolve_scenario(scenarios[next]);
-          for (const auto& t : sim::simulate_step(config))
-            text += sim::scenario_csv_row(scenarios[next], config, t);
-        } catch (const std::exception& e) {
-          text = e.what();
-          code = 1;
-        }
-        for (size_t off = 0; off < text.size();) {
-          const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
-          if (n <= 0) break;
-          off += static_cast<size_t>(n);
-        }
-        _exit(code);
-      }
-      close(fds[1]);
-      running[pid] = {next++, fds[0]};
-    }
-    int status = 0;
-    const pid_t pid = wait(&status);
-    if (pid < 0) break;
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    std::string text;
-    char buffer[4096];
-    ssize_t n;
-    while ((n = read(it->second.fd, buffer, sizeof buffer)) > 0)
-      text.append(buffer, static_cast<size_t>(n));
-    close(it->second.fd);
-    const size_t index = it->second.index;
-    running.erase(it);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      if (failure.empty())
-        failure = fmt::format("scenario {} ({} on {} GPUs) failed: {}", index + 1,
-                              scenarios[index].optimizer, scenarios[index].gpus, text);
-      continue;
-    }
-    rows[index] = text;
-    progress.done(scenarios[index]);
-  }
-  if (!failure.empty()) throw std::runtime_error(failure);
-  return rows;
+  return run_forked({.count = scenarios.size(),
+                     .parallel = jobs,
+                     .work =
+                         [&](size_t i) {
+                           const sim::StepConfig config = sim::resolve_scenario(scenarios[i]);
+                           std::string text;
+                           for (const auto& t : sim::simulate_step(config))
+                             text += sim::scenario_csv_row(scenarios[i], config, t);
+                           return text;
+                         },
+                     .describe =
+                         [&](size_t i) {
+                           return fmt::format("scenario {} ({} on {} GPUs)", i + 1,
+                                              scenarios[i].optimizer, scenarios[i].gpus);
+                         },
+                     .on_done = [&](size_t i) { progress.done(scenarios[i]); }});
 }
 
 void run(const Options& o) {
@@ -206,8 +159,7 @@ void run(const Options& o) {
     sim::resolve_scenario(s);  // all bad input fails here, exit 2
   if (o.jobs < 0)
     throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
-  const int jobs =
-      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = parallel_jobs(o.jobs);
   RunDirectory dir("sweep", o.out);
   fmt::print("compopt sweep: {} scenarios from {}, {} at a time\n", scenarios.size(), o.config,
              jobs);

@@ -21,4 +21,19 @@ const std::vector<ProfileRow>& onebit_adam_profile_rows() {
   return rows;
 }
 
+const std::vector<ThroughputRow>& birder_single_node_rows() {
+  static const std::vector<ThroughputRow> rows = {
+      {"resnet50-imagenet", "sgdm", 8, 32, 3693},
+      {"resnet50-imagenet", "onebit-adam", 8, 32, 3243},
+      {"resnet50-imagenet", "birder", 8, 32, 3462},
+      {"resnet50-imagenet", "sgdm", 8, 128, 5272},
+      {"resnet50-imagenet", "onebit-adam", 8, 128, 5229},
+      {"resnet50-imagenet", "birder", 8, 128, 5251},
+      {"bert-base-squad", "bertadam", 8, 3, 413},
+      {"bert-base-squad", "onebit-adam", 8, 3, 358},
+      {"bert-base-squad", "birder", 8, 3, 412},
+  };
+  return rows;
+}
+
 }  // namespace compopt::net

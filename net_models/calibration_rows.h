@@ -16,4 +16,17 @@ struct ProfileRow {
 
 const std::vector<ProfileRow>& onebit_adam_profile_rows();
 
+// The 9 rows of reference/birder_single_node.csv (Birder, Peng et al., NeurIPS
+// 2023, Tables 1 and 2, single node of 8 A100-80GB): throughput in samples/s.
+// The baseline rows (sgdm, bertadam) set the A100 workload presets' compute;
+// the compressed rows are not fitted (docs/simulator.md).
+struct ThroughputRow {
+  std::string workload;   // preset name
+  std::string optimizer;  // step simulator name
+  int gpus, batch_per_gpu;
+  double throughput_samples_s;
+};
+
+const std::vector<ThroughputRow>& birder_single_node_rows();
+
 }  // namespace compopt::net

@@ -13,6 +13,9 @@ StepConfig resolve_scenario(const Scenario& s) {
   net::ClusterSpec cluster = net::cluster_preset(s.cluster);
   if (!s.topology.empty()) cluster.topology = net::parse_topology(s.topology);
   if (s.inter_node_gbps != 0) cluster.inter_node_gbps = s.inter_node_gbps;
+  if (s.gpus_per_node < 0)
+    throw InvalidArgument(fmt::format("gpus_per_node = {}, expected >= 1", s.gpus_per_node));
+  if (s.gpus_per_node != 0) cluster.gpus_per_node = s.gpus_per_node;
   if (s.gpus != 0) cluster = net::with_gpus(cluster, s.gpus);
   cluster.platform_file = s.platform_file;
   cluster.validate();

@@ -1,0 +1,32 @@
+#include "experiments/reproduce/compression_pairs.h"
+
+#include "net_models/cluster_presets.h"
+
+namespace compopt::cli::reproduce {
+
+const std::vector<CompressionPair>& compression_pairs() {
+  static const std::vector<CompressionPair> pairs = {
+      {"bert-large-seq128", "ethernet-v100-4", "adam", "onebit-adam"},
+      {"bert-large-seq128", "ethernet-v100-4", "lamb", "onebit-lamb"},
+      {"resnet152-imagenet", "ethernet-v100-4", "sgdm", "onebit-adam"},
+      {"resnet50-imagenet", "ethernet-a100-8", "sgdm", "onebit-adam"},
+      {"resnet50-imagenet", "ethernet-a100-8", "sgdm", "birder"},
+      {"bert-base-squad", "ethernet-a100-8", "bertadam", "onebit-adam"},
+      {"bert-base-squad", "ethernet-a100-8", "bertadam", "birder"},
+  };
+  return pairs;
+}
+
+sim::Scenario pair_scenario(const CompressionPair& pair, const std::string& optimizer, int gpus,
+                            double effective_inter_node_gbps) {
+  sim::Scenario s;
+  s.workload = pair.workload;
+  s.cluster = pair.cluster;
+  s.optimizer = optimizer;
+  s.gpus = gpus;
+  s.inter_node_gbps =
+      effective_inter_node_gbps / net::cluster_preset(pair.cluster).inter_node_efficiency;
+  return s;
+}
+
+}  // namespace compopt::cli::reproduce

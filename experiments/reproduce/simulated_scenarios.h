@@ -1,0 +1,26 @@
+#pragma once
+// Step simulations for the simulator studies: every scenario is simulated in
+// its own forked process (SimGrid allows one engine per process), `jobs` at a
+// time, and its stage timings come back in scenario order.
+
+#include <string_view>
+#include <vector>
+
+#include "sim/scenario.h"
+
+namespace compopt::cli::reproduce {
+
+using StageTimings = std::vector<sim::StageTiming>;
+
+// Throws InvalidArgument (bad scenario, before any work) or std::runtime_error.
+std::vector<StageTimings> simulate_scenarios(const std::vector<sim::Scenario>& scenarios, int jobs);
+
+// The stage a comparison uses: "compression" when the optimizer has one, else
+// its only stage ("full").
+const sim::StageTiming& steady_stage(const StageTimings& stages);
+
+// Serialization of stage timings through the pipe (one line per stage).
+std::string encode_stages(const StageTimings& stages);
+StageTimings decode_stages(std::string_view text);
+
+}  // namespace compopt::cli::reproduce

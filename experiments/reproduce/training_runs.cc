@@ -1,0 +1,150 @@
+#include "experiments/reproduce/training_runs.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/train/step_record.h"
+#include "experiments/forked_jobs.h"
+#include "experiments/run_directory.h"
+#include "experiments/train_config.h"
+#include "experiments/train_runner.h"
+
+namespace compopt::cli::reproduce {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kRanks = 16, kRanksPerNode = 4, kBatchPerRank = 32;
+constexpr const char* kCluster = "ethernet-v100-4";
+
+// Hyper-parameters of experiments/configs/fmnist_<optimizer>.toml.
+const std::map<std::string, std::vector<std::string>>& optimizer_settings() {
+  static const std::map<std::string, std::vector<std::string>> settings = {
+      {"adam", {"lr=1e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6"}},
+      {"onebit-adam",
+       {"lr=1e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6", "freeze_step=\"15%\""}},
+      {"naive-onebit-adam", {"lr=1e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6"}},
+      {"lamb", {"lr=5e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6"}},
+      {"onebit-lamb", {"lr=5e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6", "freeze_step=\"15%\""}},
+      {"birder", {"lr=1e-3", "beta=0.95"}},
+      {"momentum-sgd", {"lr=0.5", "beta=0.9"}},
+  };
+  return settings;
+}
+
+fs::path run_folder(const StudyContext& context, const std::string& optimizer, int seed) {
+  return context.dir.parent_path() / "training" / fmt::format("{}-seed{}", optimizer, seed);
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string layers_csv(const TrainConfig& config, const std::vector<StepRecord>& records) {
+  std::ostringstream csv;
+  csv << "step,stage,layer,layer_name,coefficient,ratio\n";
+  const ParamLayout& layout = config.task->layout();
+  for (const StepRecord& r : records) {
+    for (size_t l = 0; l < r.layer_coefficients.size(); ++l) {
+      csv << fmt::format("{},{},{},{},{:.9g},", r.step, r.stage, l, layout.tensor(l).name,
+                         r.layer_coefficients[l]);
+      if (l < r.layer_ratios.size()) csv << fmt::format("{:.9g}", r.layer_ratios[l]);
+      csv << "\n";
+    }
+  }
+  return csv.str();
+}
+
+// In the child: trains one run and writes its folder.
+void train_one(const StudyContext& context, const std::string& optimizer, int seed) {
+  const TrainConfig config =
+      load_train_config("", training_overrides(context, optimizer, seed));
+  const TrainResult result = run_training(config);
+  RunDirectory dir("train", run_folder(context, optimizer, seed).string());
+  std::ostringstream metrics;
+  metrics << metrics_csv_header() << "\n";
+  for (const StepRecord& r : result.records) metrics << metrics_csv_row(r) << "\n";
+  dir.write_file("layers.csv", layers_csv(config, result.records));
+  dir.write_run_json(config.to_json());
+  dir.write_file("metrics.csv", metrics.str());  // last: marks the run complete
+}
+
+}  // namespace
+
+const std::vector<std::string>& convergence_optimizers() {
+  static const std::vector<std::string> names = {"adam",        "onebit-adam", "naive-onebit-adam",
+                                                 "lamb",        "onebit-lamb", "birder",
+                                                 "momentum-sgd"};
+  return names;
+}
+
+std::vector<int> training_seeds(const StudyContext& context) {
+  return context.full ? std::vector<int>{1, 2, 3} : std::vector<int>{1};
+}
+
+std::vector<std::string> training_overrides(const StudyContext& context,
+                                            const std::string& optimizer, int seed) {
+  const int epochs = context.full ? 10 : 2;
+  const int steps_per_epoch = 60000 / (kRanks * kBatchPerRank);
+  std::vector<std::string> o = {
+      "run.backend=sim",
+      fmt::format("run.cluster={}", kCluster),
+      fmt::format("run.ranks={}", kRanks),
+      fmt::format("run.ranks_per_node={}", kRanksPerNode),
+      fmt::format("run.batch_per_rank={}", kBatchPerRank),
+      fmt::format("run.epochs={}", epochs),
+      fmt::format("run.eval_every={}", context.full ? steps_per_epoch / 3 : steps_per_epoch / 6),
+      fmt::format("run.seed={}", seed),
+      "task.name=fashion-mnist",
+      "task.hidden=256,256",
+      fmt::format("optimizer.name={}", optimizer),
+      "schedule.type=constant",
+  };
+  for (const std::string& kv : optimizer_settings().at(optimizer)) o.push_back("optimizer." + kv);
+  return o;
+}
+
+std::vector<TrainingRun> training_runs(const StudyContext& context,
+                                       const std::vector<std::string>& optimizers,
+                                       const std::vector<int>& seeds) {
+  std::vector<std::pair<std::string, int>> all, missing;
+  for (const std::string& o : optimizers)
+    for (int s : seeds) {
+      all.emplace_back(o, s);
+      if (!fs::exists(run_folder(context, o, s) / "metrics.csv")) missing.emplace_back(o, s);
+    }
+  size_t done = 0;
+  run_forked({.count = missing.size(),
+              .parallel = context.jobs,
+              .work =
+                  [&](size_t i) {
+                    train_one(context, missing[i].first, missing[i].second);
+                    return std::string();
+                  },
+              .describe =
+                  [&](size_t i) {
+                    return fmt::format("training {} seed {}", missing[i].first, missing[i].second);
+                  },
+              .on_done =
+                  [&](size_t i) {
+                    fmt::print("  trained {} seed {} ({}/{})\n", missing[i].first,
+                               missing[i].second, ++done, missing.size());
+                    std::fflush(stdout);
+                  }});
+  std::vector<TrainingRun> runs;
+  for (const auto& [optimizer, seed] : all) {
+    const fs::path folder = run_folder(context, optimizer, seed);
+    runs.push_back({optimizer, seed,
+                    CsvTable::parse(read_text(folder / "metrics.csv"), (folder / "metrics.csv").string()),
+                    CsvTable::parse(read_text(folder / "layers.csv"), (folder / "layers.csv").string())});
+  }
+  return runs;
+}
+
+}  // namespace compopt::cli::reproduce
