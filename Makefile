@@ -27,9 +27,11 @@ test: build
 bench: build
 	$(BUILD_DIR)/tests/bench/compopt_bench
 
-# The main job on its built-in default.
+# The main job on its built-in default: every study of the papers at the quick
+# scale, figures and report.md under runs/reproduce-<time>/ (runs/latest-reproduce
+# links to it).
 run: build
-	$(BUILD_DIR)/experiments/compopt collectives
+	$(BUILD_DIR)/experiments/compopt reproduce
 
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i

@@ -99,6 +99,14 @@ std::string report(const Options& o, const RunDirectory& dir, const std::vector<
   return md;
 }
 
+// runs/latest-reproduce -> the default run directory just written (best effort).
+void link_latest(const fs::path& run) {
+  const fs::path link = run.parent_path() / "latest-reproduce";
+  std::error_code ignored;
+  fs::remove(link, ignored);
+  fs::create_directory_symlink(run.filename(), link, ignored);
+}
+
 void run(const Options& o) {
   const std::vector<const Study*> studies = selected_studies(o);
   if (o.jobs < 0) throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
@@ -139,6 +147,7 @@ void run(const Options& o) {
                       {"studies", names},
                       {"jobs", parallel_jobs(o.jobs)},
                       {"seconds", seconds_since(start)}});
+  if (o.out.empty()) link_latest(dir.path());
   fmt::print("\nreport: {}\n", (dir.path() / "report.md").string());
   if (!figure_problem.empty() && o.figures) fmt::print(stderr, "figures: {}\n", figure_problem);
   if (!all_ok) throw std::runtime_error("some studies failed (see report.md)");
