@@ -1,35 +1,23 @@
 #include "core/compress/binary.h"
 
 #include <algorithm>
-#include <bit>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 
-#include "core/compress/bit_packing.h"
+#include "core/compress/parallel_for.h"
 #include "core/compress/payload_check.h"
-#include "core/compress/uniform_fill.h"
+#include "core/compress/random_kernels.h"
+#include "core/compress/sign_kernels.h"
 
 namespace compopt {
 
 namespace {
 
-// Elements per inner block (a multiple of 8: blocks start on payload bytes; fixed trip counts
-// let the compiler vectorize at -O2).
-constexpr size_t kBlock = 256;
-
-// flags[i] = (u[i] < clamp((x[i] + 1)/2, 0, 1)), 0 for NaN x; returns whether some x[i] is NaN.
-inline bool coin_flags(const float* __restrict x, const float* __restrict u, size_t n,
-                       uint8_t* __restrict flags) {
-  unsigned nan = 0;
-  for (size_t i = 0; i < n; ++i) {
-    float p = (x[i] + 1.0f) * 0.5f;
-    p = p < 0.0f ? 0.0f : p;
-    p = p > 1.0f ? 1.0f : p;
-    flags[i] = u[i] < p ? 1 : 0;
-    nan |= x[i] != x[i] ? 1u : 0u;
-  }
-  return nan != 0;
-}
+// Elements per thread task (a multiple of 8, so tasks start on payload bytes; bits depend only on
+// the global index, so the split never shows) and per Philox batch inside a task.
+constexpr size_t kTask = 65536;
+constexpr size_t kBatch = 512;
 
 }  // namespace
 
@@ -37,33 +25,31 @@ float BinaryCompressor::encode(std::span<const float> x, std::span<std::byte> pa
                                const RandomKey& key) const {
   const size_t k = x.size();
   check_payload_size("binary encode", k, payload.size(), payload_bytes(k));
-  float u[kBlock];
-  uint8_t flags[kBlock];
-  bool any_nan = false;
-  for (size_t begin = 0; begin < k; begin += kBlock) {
-    const size_t n = std::min(kBlock, k - begin);
-    fill_uniforms(key, key.index_offset + begin, std::span<float>(u, n));
-    const float* xb = x.data() + begin;
-    any_nan |= n == kBlock ? coin_flags(xb, u, kBlock, flags) : coin_flags(xb, u, n, flags);
-    pack_flags(flags, n, payload.data() + begin / 8);
-  }
-  return any_nan ? std::numeric_limits<float>::quiet_NaN() : 1.0f;
+  const RandomKernels& kernels = random_kernels();
+  std::atomic<bool> any_nan{false};
+  parallel_for_ranges(k, kTask, [&](size_t, size_t begin, size_t end) {
+    uint32_t words[kBatch];
+    bool nan = false;
+    for (size_t b = begin; b < end; b += kBatch) {
+      const size_t n = std::min(kBatch, end - b);
+      kernels.philox_words(key, key.index_offset + b, n, words);
+      nan |= kernels.binary_bits(x.data() + b, words, n, payload.data() + b / 8);
+    }
+    if (nan) any_nan.store(true, std::memory_order_relaxed);
+  });
+  return any_nan.load(std::memory_order_relaxed) ? std::numeric_limits<float>::quiet_NaN() : 1.0f;
 }
 
 void BinaryCompressor::decode(float /*scale*/, std::span<const std::byte> payload,
                               std::span<float> out) const {
   const size_t k = out.size();
   check_payload_size("binary decode", k, payload.size(), payload_bytes(k));
-  constexpr uint32_t kOne = 0x3F800000u;  // bits of 1.0f; -1.0f also has the sign bit
-  uint8_t flags[kBlock];
-  for (size_t begin = 0; begin < k; begin += kBlock) {
-    const size_t n = std::min(kBlock, k - begin);
-    unpack_flags(payload.data() + begin / 8, n, flags);
-    float* __restrict o = out.data() + begin;
-    for (size_t i = 0; i < n; ++i) {
-      o[i] = std::bit_cast<float>(kOne | (static_cast<uint32_t>(flags[i] ^ 1u) << 31));
-    }
-  }
+  // 2b - 1 is the sign decode with scale 1.
+  const SignKernels& kernels = sign_kernels();
+  parallel_for_ranges(k, kTask, [&](size_t, size_t begin, size_t end) {
+    kernels.decode(payload.data() + begin / 8, end - begin, 1.0f, out.data() + begin,
+                   k >= kStreamMinElements);
+  });
 }
 
 }  // namespace compopt

@@ -1,22 +1,32 @@
-// Compressor throughput at 2^16, 2^20 and 2^24 fp32 elements. Each benchmark's input is the fp32
-// vector (4 bytes/element) and is compared with BM_memcpy of the same bytes.
+// Compressor throughput at 2^16, 2^20, 2^24 and 2^26 fp32 elements. Each benchmark's input is
+// the fp32 vector (4 bytes/element) and is compared with BM_memcpy of the same bytes; every op
+// BM_x has a twin BM_x_scalar running the scalar reference (tests/core/compress/
+// scalar_reference.h, the code before the AVX2 / multi-threaded kernels), and the ratio table
+// prints the speedup of BM_x over it. Threads and ISA path are printed in the context header
+// (COMPOPT_THREADS caps the threads).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/compress/compressor.h"
 #include "core/compress/error_feedback.h"
+#include "core/compress/feedback_encode.h"
+#include "core/compress/parallel_for.h"
+#include "core/compress/simd_level.h"
 #include "tests/bench/memcpy_baseline.h"
 #include "tests/bench/ratio_reporter.h"
+#include "tests/core/compress/scalar_reference.h"
 
 namespace compopt::bench {
 namespace {
 
-constexpr int64_t kMinElements = int64_t{1} << 16;
-constexpr int64_t kMaxElements = int64_t{1} << 24;
+constexpr int64_t kSizes[] = {int64_t{1} << 16, int64_t{1} << 20, int64_t{1} << 24,
+                              int64_t{1} << 26};
+constexpr size_t kServerRanks = 8;
 
 std::vector<float> make_input(size_t k) {
   std::vector<float> x(k);
@@ -24,76 +34,234 @@ std::vector<float> make_input(size_t k) {
   return x;
 }
 
-// Registers the memcpy baselines for every size below.
+// Registers the memcpy baselines for every size and records the kernel configuration.
 [[maybe_unused]] const bool kBaselines = [] {
-  for (int64_t k = kMinElements; k <= kMaxElements; k *= 16) ensure_memcpy_baseline(4 * k);
+  for (const int64_t k : kSizes) ensure_memcpy_baseline(4 * k);
+  benchmark::AddCustomContext("compopt_threads", std::to_string(thread_count()));
+  benchmark::AddCustomContext("compopt_simd", simd_level_name(simd_level()));
   return true;
 }();
 
-void encode_benchmark(benchmark::State& state, const char* spec) {
-  const auto k = static_cast<size_t>(state.range(0));
-  const auto c = make_compressor(spec);
+size_t elements(const benchmark::State& state) { return static_cast<size_t>(state.range(0)); }
+
+template <class Op>
+void run(benchmark::State& state, Op op) {
+  for (auto _ : state) {
+    op();
+    benchmark::ClobberMemory();
+  }
+  set_input_bytes(state, 4 * state.range(0));
+}
+
+// Error feedback + sign as the compressed allreduce's worker runs it: y = x + e, encode, decode,
+// e = y - decoded; fused (two passes over e) vs the separate scalar sequence.
+void BM_sign_encode_ef(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("sign");
+  const std::vector<float> x = make_input(k);
+  std::vector<std::byte> payload(c->payload_bytes(k));
+  ErrorFeedback ef(k);
+  run(state,
+      [&] { benchmark::DoNotOptimize(encode_with_feedback(*c, ef, x, payload, RandomKey{})); });
+}
+
+void BM_sign_encode_ef_scalar(benchmark::State& state) {
+  const size_t k = elements(state);
+  const std::vector<float> x = make_input(k);
+  std::vector<float> y(k), decoded(k);
+  std::vector<std::byte> payload((k + 7) / 8);
+  ErrorFeedback ef(k);
+  run(state, [&] {
+    ef.compensate(x, y);
+    const float s = reference::sign_encode(y, payload);
+    reference::sign_decode(s, payload, decoded);
+    ef.update(y, decoded);
+  });
+}
+
+void BM_sign_encode(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("sign");
+  const std::vector<float> x = make_input(k);
+  std::vector<std::byte> payload(c->payload_bytes(k));
+  run(state, [&] { benchmark::DoNotOptimize(c->encode(x, payload, RandomKey{})); });
+}
+
+void BM_sign_encode_scalar(benchmark::State& state) {
+  const std::vector<float> x = make_input(elements(state));
+  std::vector<std::byte> payload((x.size() + 7) / 8);
+  run(state, [&] { benchmark::DoNotOptimize(reference::sign_encode(x, payload)); });
+}
+
+// Decode benchmarks declare the fp32 vector they reconstruct, so all ops at one size share one
+// baseline.
+void BM_sign_decode(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("sign");
+  std::vector<std::byte> payload(c->payload_bytes(k));
+  const float s = c->encode(make_input(k), payload, RandomKey{});
+  std::vector<float> out(k);
+  run(state, [&] { c->decode(s, payload, out); });
+}
+
+void BM_sign_decode_scalar(benchmark::State& state) {
+  const size_t k = elements(state);
+  std::vector<std::byte> payload((k + 7) / 8);
+  const float s = reference::sign_encode(make_input(k), payload);
+  std::vector<float> out(k);
+  run(state, [&] { reference::sign_decode(s, payload, out); });
+}
+
+// Server step of the compressed allreduce for one chunk of k elements from 8 ranks: decode the 8
+// payloads, average, add the server error, encode, update the error.
+struct ServerInputs {
+  std::vector<std::byte> payloads;
+  std::vector<float> scales;
+  explicit ServerInputs(size_t k) : payloads(kServerRanks * ((k + 7) / 8)), scales(kServerRanks) {
+    const std::vector<float> x = make_input(k);
+    std::vector<float> shifted(k);
+    for (size_t i = 0; i < kServerRanks; ++i) {
+      for (size_t j = 0; j < k; ++j) shifted[j] = x[(j + 977 * i) % k];
+      scales[i] = reference::sign_encode(
+          shifted, std::span(payloads).subspan(i * ((k + 7) / 8), (k + 7) / 8));
+    }
+  }
+};
+
+void BM_sign_server(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("sign");
+  const ServerInputs in(k);
+  std::vector<std::byte> payload((k + 7) / 8);
+  ErrorFeedback ef(k);
+  run(state, [&] {
+    benchmark::DoNotOptimize(
+        average_encode_with_feedback(*c, in.scales, in.payloads, ef, payload, RandomKey{}));
+  });
+}
+
+void BM_sign_server_scalar(benchmark::State& state) {
+  const size_t k = elements(state), bytes = (k + 7) / 8;
+  const ServerInputs in(k);
+  std::vector<std::byte> payload(bytes);
+  std::vector<float> z(k), piece(k);
+  ErrorFeedback ef(k);
+  run(state, [&] {
+    std::fill(z.begin(), z.end(), 0.0f);
+    for (size_t i = 0; i < kServerRanks; ++i) {
+      reference::sign_decode(in.scales[i], std::span(in.payloads).subspan(i * bytes, bytes), piece);
+      for (size_t j = 0; j < k; ++j) z[j] += piece[j];
+    }
+    for (float& v : z) v /= static_cast<float>(kServerRanks);
+    ef.compensate(z, z);
+    const float s = reference::sign_encode(z, payload);
+    reference::sign_decode(s, payload, piece);
+    ef.update(z, piece);
+  });
+}
+
+void BM_binary_encode(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("binary");
   const std::vector<float> x = make_input(k);
   std::vector<std::byte> payload(c->payload_bytes(k));
   RandomKey key{.seed = 1, .step = 0, .rank = 0, .stream = 0, .index_offset = 0};
-  for (auto _ : state) {
+  run(state, [&] {
     benchmark::DoNotOptimize(c->encode(x, payload, key));
-    benchmark::ClobberMemory();
     ++key.step;
-  }
-  set_input_bytes(state, 4 * state.range(0));
+  });
 }
 
-// Error feedback + sign as an optimizer runs it: y = x + e, encode, decode, e = y - decoded.
-void BM_sign_encode_ef(benchmark::State& state) {
-  const auto k = static_cast<size_t>(state.range(0));
-  const auto c = make_compressor("sign");
-  const std::vector<float> x = make_input(k);
-  std::vector<float> y(k), decoded(k);
-  std::vector<std::byte> payload(c->payload_bytes(k));
-  ErrorFeedback ef(k);
-  for (auto _ : state) {
-    ef.compensate(x, y);
-    const float s = c->encode(y, payload, RandomKey{});
-    c->decode(s, payload, decoded);
-    ef.update(y, decoded);
-    benchmark::ClobberMemory();
-  }
-  set_input_bytes(state, 4 * state.range(0));
+void BM_binary_encode_scalar(benchmark::State& state) {
+  const std::vector<float> x = make_input(elements(state));
+  std::vector<std::byte> payload((x.size() + 7) / 8);
+  RandomKey key{.seed = 1, .step = 0, .rank = 0, .stream = 0, .index_offset = 0};
+  run(state, [&] {
+    benchmark::DoNotOptimize(reference::binary_encode(x, payload, key));
+    ++key.step;
+  });
 }
 
-void BM_sign_decode(benchmark::State& state) {
-  const auto k = static_cast<size_t>(state.range(0));
-  const auto c = make_compressor("sign");
-  const std::vector<float> x = make_input(k);
+void BM_binary_decode(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("binary");
   std::vector<std::byte> payload(c->payload_bytes(k));
-  const float s = c->encode(x, payload, RandomKey{});
+  c->encode(make_input(k), payload, RandomKey{});
   std::vector<float> out(k);
-  for (auto _ : state) {
-    c->decode(s, payload, out);
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  // Declared as the fp32 vector it reconstructs, so all ops at one size share one baseline.
-  set_input_bytes(state, 4 * state.range(0));
+  run(state, [&] { c->decode(1.0f, payload, out); });
 }
 
-void BM_sign_encode(benchmark::State& state) { encode_benchmark(state, "sign"); }
-void BM_binary_encode(benchmark::State& state) { encode_benchmark(state, "binary"); }
-void BM_fp16_encode(benchmark::State& state) { encode_benchmark(state, "fp16"); }
-void BM_nbit8_encode(benchmark::State& state) { encode_benchmark(state, "nbit:8"); }
+void BM_binary_decode_scalar(benchmark::State& state) {
+  const size_t k = elements(state);
+  std::vector<std::byte> payload((k + 7) / 8);
+  reference::binary_encode(make_input(k), payload, RandomKey{});
+  std::vector<float> out(k);
+  run(state, [&] { reference::binary_decode(payload, out); });
+}
 
-#define COMPOPT_COMPRESS_BENCH(fn)        \
-  BENCHMARK(fn)                           \
-      ->RangeMultiplier(16)               \
-      ->Range(kMinElements, kMaxElements) \
-      ->Unit(benchmark::kMicrosecond)
+void BM_fp16_encode(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("fp16");
+  const std::vector<float> x = make_input(k);
+  std::vector<std::byte> payload(c->payload_bytes(k));
+  run(state, [&] { benchmark::DoNotOptimize(c->encode(x, payload, RandomKey{})); });
+}
+
+void BM_fp16_encode_scalar(benchmark::State& state) {
+  const std::vector<float> x = make_input(elements(state));
+  std::vector<std::byte> payload(2 * x.size());
+  run(state, [&] { reference::fp16_encode(x, payload); });
+}
+
+void BM_fp16_decode(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("fp16");
+  std::vector<std::byte> payload(c->payload_bytes(k));
+  c->encode(make_input(k), payload, RandomKey{});
+  std::vector<float> out(k);
+  run(state, [&] { c->decode(1.0f, payload, out); });
+}
+
+void BM_fp16_decode_scalar(benchmark::State& state) {
+  const size_t k = elements(state);
+  std::vector<std::byte> payload(2 * k);
+  reference::fp16_encode(make_input(k), payload);
+  std::vector<float> out(k);
+  run(state, [&] { reference::fp16_decode(payload, out); });
+}
+
+void BM_nbit8_encode(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("nbit:8");
+  const std::vector<float> x = make_input(k);
+  std::vector<std::byte> payload(c->payload_bytes(k));
+  RandomKey key{.seed = 1, .step = 0, .rank = 0, .stream = 0, .index_offset = 0};
+  run(state, [&] {
+    benchmark::DoNotOptimize(c->encode(x, payload, key));
+    ++key.step;
+  });
+}
+
+#define COMPOPT_COMPRESS_BENCH(fn)                                                     \
+  BENCHMARK(fn)->Arg(kSizes[0])->Arg(kSizes[1])->Arg(kSizes[2])->Arg(kSizes[3])->Unit( \
+      benchmark::kMicrosecond)
 
 COMPOPT_COMPRESS_BENCH(BM_sign_encode_ef);
+COMPOPT_COMPRESS_BENCH(BM_sign_encode_ef_scalar);
 COMPOPT_COMPRESS_BENCH(BM_sign_encode);
+COMPOPT_COMPRESS_BENCH(BM_sign_encode_scalar);
 COMPOPT_COMPRESS_BENCH(BM_sign_decode);
+COMPOPT_COMPRESS_BENCH(BM_sign_decode_scalar);
+COMPOPT_COMPRESS_BENCH(BM_sign_server);
+COMPOPT_COMPRESS_BENCH(BM_sign_server_scalar);
 COMPOPT_COMPRESS_BENCH(BM_binary_encode);
+COMPOPT_COMPRESS_BENCH(BM_binary_encode_scalar);
+COMPOPT_COMPRESS_BENCH(BM_binary_decode);
+COMPOPT_COMPRESS_BENCH(BM_binary_decode_scalar);
 COMPOPT_COMPRESS_BENCH(BM_fp16_encode);
+COMPOPT_COMPRESS_BENCH(BM_fp16_encode_scalar);
+COMPOPT_COMPRESS_BENCH(BM_fp16_decode);
+COMPOPT_COMPRESS_BENCH(BM_fp16_decode_scalar);
 COMPOPT_COMPRESS_BENCH(BM_nbit8_encode);
 
 }  // namespace

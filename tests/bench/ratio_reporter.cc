@@ -27,6 +27,17 @@ void RatioReporter::ReportRuns(const std::vector<Run>& runs) {
   }
 }
 
+namespace {
+
+// "BM_x/args" -> "BM_x_scalar/args": the scalar reference twin of an op benchmark.
+std::string scalar_twin(const std::string& name) {
+  const size_t slash = name.find('/');
+  if (slash == std::string::npos) return name + "_scalar";
+  return name.substr(0, slash) + "_scalar" + name.substr(slash);
+}
+
+}  // namespace
+
 void RatioReporter::Finalize() {
   benchmark::ConsoleReporter::Finalize();
   if (order_.empty()) return;
@@ -34,21 +45,29 @@ void RatioReporter::Finalize() {
   size_t width = 9;
   for (const std::string& name : order_) width = std::max(width, name.size());
   char line[512];
-  out << "\nratio to memcpy (real time per iteration / BM_memcpy of the same input bytes)\n";
-  std::snprintf(line, sizeof(line), "%-*s %14s %12s %12s %8s\n", static_cast<int>(width),
-                "benchmark", "input_bytes", "time_us", "memcpy_us", "ratio");
+  out << "\nratio to memcpy (real time per iteration / BM_memcpy of the same input bytes);\n"
+         "vs_scalar = time of the BM_<op>_scalar twin / time of BM_<op> (speedup)\n";
+  std::snprintf(line, sizeof(line), "%-*s %14s %12s %12s %8s %10s\n", static_cast<int>(width),
+                "benchmark", "input_bytes", "time_us", "memcpy_us", "ratio", "vs_scalar");
   out << line;
   for (const std::string& name : order_) {
     const Timing& op = ops_.at(name);
     const auto base = memcpy_.find(op.input_bytes);
+    const auto twin = ops_.find(scalar_twin(name));
+    char speedup[32] = "-";
+    if (twin != ops_.end()) {
+      std::snprintf(speedup, sizeof(speedup), "%.2fx",
+                    twin->second.per_iteration() / op.per_iteration());
+    }
     if (base == memcpy_.end()) {
-      std::snprintf(line, sizeof(line), "%-*s %14.0f %12.1f %12s %8s\n", static_cast<int>(width),
-                    name.c_str(), op.input_bytes, op.per_iteration() * 1e6, "n/a", "n/a");
+      std::snprintf(line, sizeof(line), "%-*s %14.0f %12.1f %12s %8s %10s\n",
+                    static_cast<int>(width), name.c_str(), op.input_bytes, op.per_iteration() * 1e6,
+                    "n/a", "n/a", speedup);
     } else {
       const double base_s = base->second.per_iteration();
-      std::snprintf(line, sizeof(line), "%-*s %14.0f %12.1f %12.1f %8.2f\n",
+      std::snprintf(line, sizeof(line), "%-*s %14.0f %12.1f %12.1f %8.2f %10s\n",
                     static_cast<int>(width), name.c_str(), op.input_bytes, op.per_iteration() * 1e6,
-                    base_s * 1e6, op.per_iteration() / base_s);
+                    base_s * 1e6, op.per_iteration() / base_s, speedup);
     }
     out << line;
   }

@@ -10,6 +10,8 @@
 //     its own input_bytes, so matching is by the counter, never by parsing argument names.
 //   - ratio = op real time per iteration / baseline real time per iteration, each averaged over
 //     repetitions. A missing baseline (e.g. filtered out) prints "n/a".
+//   - An op BM_<op>/<args> whose twin BM_<op>_scalar/<args> ran too (a scalar reference of the
+//     same work) also gets vs_scalar = twin time / op time, the speedup over the reference.
 // Collective benchmarks named BM_<op>/<elements> follow the same rule with the bytes of their
 // input vector (e.g. 4 * elements for fp32).
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/compress/feedback_encode.h"
 #include "core/util/error.h"
 
 namespace compopt {
@@ -53,15 +54,10 @@ std::vector<std::byte> compressed_allreduce_messages(Communicator& comm, std::sp
   key.rank = static_cast<uint32_t>(comm.world_rank_of(r));
   const uint64_t base_offset = key.index_offset;
 
-  // 1. Worker: y = pad(x) + e_w, one scale for the whole padded vector.
-  std::vector<float> y(padded, 0.0f), decoded(padded);
-  std::copy(data.begin(), data.end(), y.begin());
-  state.worker.compensate(y, y);
+  // 1. Worker: y = pad(x) + e_w, one scale for the whole padded vector; e_w = y - decode.
   std::vector<std::byte> worker_payload(un * chunk_payload);
   key.stream = 0;
-  const float worker_scale = compressor.encode(y, worker_payload, key);
-  compressor.decode(worker_scale, worker_payload, decoded);
-  state.worker.update(y, decoded);
+  const float worker_scale = encode_with_feedback(compressor, state.worker, data, worker_payload, key);
 
   // 2. Exchange bit-chunks and worker scales.
   std::vector<std::byte> received(worker_payload.size());
@@ -72,23 +68,14 @@ std::vector<std::byte> compressed_allreduce_messages(Communicator& comm, std::sp
   }
 
   // 3. Server: average the n decoded chunks in rank order, add server error, re-encode.
-  std::vector<float> z(chunk, 0.0f), piece(chunk);
-  for (size_t i = 0; i < un; ++i) {
-    compressor.decode(scales[i], std::span(received).subspan(i * chunk_payload, chunk_payload), piece);
-    for (size_t k = 0; k < chunk; ++k) z[k] += piece[k];
-  }
-  const auto divisor = static_cast<float>(n);
-  for (float& v : z) v /= divisor;
-  state.server.compensate(z, z);
   const size_t message_bytes = compressor.wire_bytes(chunk);
   std::vector<std::byte> message(message_bytes);
   const size_t header = message_bytes - chunk_payload;
   key.stream = 1;
   key.index_offset = base_offset + static_cast<uint64_t>(r) * chunk;
-  const float server_scale = compressor.encode(z, std::span(message).subspan(header), key);
+  const float server_scale = average_encode_with_feedback(compressor, scales, received, state.server,
+                                                          std::span(message).subspan(header), key);
   if (header > 0) std::memcpy(message.data(), &server_scale, sizeof server_scale);
-  compressor.decode(server_scale, std::span(message).subspan(header), piece);
-  state.server.update(z, piece);
 
   // 4. All-gather the server messages.
   std::vector<std::byte> all(un * message_bytes);
@@ -98,17 +85,29 @@ std::vector<std::byte> compressed_allreduce_messages(Communicator& comm, std::sp
 
 void decode_server_messages(std::span<const std::byte> messages, size_t count, size_t chunk_len,
                             const Compressor& compressor, std::span<float> out) {
-  const size_t message_bytes = compressor.wire_bytes(chunk_len);
-  if (messages.size() != count * message_bytes || out.size() > count * chunk_len) {
+  // Every compressor spends at least one bit per element, so a chunk_len above 8 bits per byte
+  // given cannot fit (and could overflow payload_bytes): refused before any size arithmetic.
+  const bool chunk_fits = count == 0 || chunk_len / 8 <= messages.size();
+  const size_t message_bytes = chunk_fits ? compressor.wire_bytes(chunk_len) : 0;
+  size_t total_bytes = 0, total_elements = 0;
+  if (!chunk_fits || __builtin_mul_overflow(count, message_bytes, &total_bytes) ||
+      __builtin_mul_overflow(count, chunk_len, &total_elements) || messages.size() != total_bytes ||
+      out.size() > total_elements) {
     throw InvalidArgument(fmt::format(
         "decode_server_messages: {} bytes for {} messages of {} elements ({} bytes each) into {} outputs",
         messages.size(), count, chunk_len, message_bytes, out.size()));
   }
-  std::vector<float> piece(chunk_len);
+  std::vector<float> piece;  // only for a message that out cuts short
   for (size_t j = 0; j < count && j * chunk_len < out.size(); ++j) {
     const auto message = messages.subspan(j * message_bytes, message_bytes);
-    compressor.decode(read_scale(compressor, message), payload_of(compressor, message), piece);
     const size_t take = std::min(chunk_len, out.size() - j * chunk_len);
+    if (take == chunk_len) {
+      compressor.decode(read_scale(compressor, message), payload_of(compressor, message),
+                        out.subspan(j * chunk_len, chunk_len));
+      continue;
+    }
+    piece.resize(chunk_len);
+    compressor.decode(read_scale(compressor, message), payload_of(compressor, message), piece);
     std::copy_n(piece.begin(), take, out.begin() + static_cast<std::ptrdiff_t>(j * chunk_len));
   }
 }
