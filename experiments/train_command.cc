@@ -1,11 +1,16 @@
 // `compopt train`: data-parallel training of a task with an optimizer on the
 // Local or Sim backend, configured by a TOML file plus --set overrides
 // (train_config.h). Writes metrics.csv (one row per step), run.json (resolved
-// configuration) and summary.json to the run directory. All configuration
-// errors are raised before the run directory is created.
+// configuration) and summary.json to the run directory; with
+// --checkpoint-every K also checkpoints/step-<N>.ckpt (and metrics.csv up to
+// that step) every K steps and at the end. `--resume DIR` continues the run of
+// DIR from its latest checkpoint in place (train_resume.h). All configuration
+// and checkpoint errors are raised before the run directory is created or
+// touched.
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <sstream>
 
 #include "core/optim/optimizer_factory.h"
@@ -15,6 +20,7 @@
 #include "experiments/run_directory.h"
 #include "experiments/train_config.h"
 #include "experiments/train_progress.h"
+#include "experiments/train_resume.h"
 #include "sim/sim_world.h"
 
 namespace compopt::cli {
@@ -24,6 +30,9 @@ struct Options {
   std::string config;
   std::vector<std::string> overrides;
   std::string out;
+  std::string resume;
+  std::optional<int64_t> checkpoint_every;
+  std::optional<int64_t> keep_checkpoints;
   bool quiet = false;
 };
 
@@ -70,8 +79,39 @@ nlohmann::json summarize(const TrainConfig& c, const TrainResult& result) {
 }
 
 void run(const Options& o) {
-  const TrainConfig c = load_train_config(o.config, o.overrides);
-  RunDirectory dir("train", o.out);
+  if (o.resume.empty() == o.config.empty()) {
+    throw InvalidArgument(o.resume.empty()
+                              ? "train: give a CONFIG file, or --resume DIR to continue a run"
+                              : fmt::format("train: CONFIG '{}' and --resume {} given; a resumed "
+                                            "run takes its configuration from its checkpoint "
+                                            "(change the run length with --set run.steps=N)",
+                                            o.config, o.resume));
+  }
+  if (!o.resume.empty() && !o.out.empty()) {
+    throw InvalidArgument(fmt::format(
+        "--out {} with --resume {}: a resumed run continues in its own directory", o.out,
+        o.resume));
+  }
+  if (o.checkpoint_every && *o.checkpoint_every < 0) {
+    throw InvalidArgument(fmt::format("--checkpoint-every {}, expected an integer >= 0 (0: none)",
+                                      *o.checkpoint_every));
+  }
+  if (o.keep_checkpoints && *o.keep_checkpoints < 0) {
+    throw InvalidArgument(fmt::format("--keep-checkpoints {}, expected an integer >= 0 (0: all)",
+                                      *o.keep_checkpoints));
+  }
+  std::optional<ResumePlan> plan;
+  TrainConfig c;
+  if (!o.resume.empty()) {
+    plan = plan_resume(o.resume, o.overrides);
+    c = plan->config;
+  } else {
+    c = load_train_config(o.config, o.overrides);
+    if (!o.out.empty()) refuse_existing_checkpoints(o.out);
+  }
+  const int64_t every = o.checkpoint_every.value_or(plan ? plan->checkpoint_every : 0);
+  const int64_t keep = o.keep_checkpoints.value_or(plan ? plan->keep_checkpoints : 0);
+  RunDirectory dir("train", plan ? o.resume : o.out);
   if (!o.quiet) {
     fmt::print(
         "compopt train: {}\n  optimizer {} | {} ranks ({} per node) x batch {} = {} | {} steps "
@@ -79,12 +119,15 @@ void run(const Options& o) {
         c.task->describe(), c.optimizer, c.ranks, c.ranks_per_node > 0 ? c.ranks_per_node : c.ranks,
         c.batch_per_rank, c.batch_per_rank * static_cast<size_t>(c.ranks), c.steps,
         c.steps_per_epoch, c.backend, c.seed, dir.path().string());
+    if (plan) {
+      fmt::print("  resuming from {} (step {})\n", plan->checkpoint_file.string(),
+                 plan->checkpoint->step);
+    }
+    if (every > 0) fmt::print("  checkpoints every {} steps in {}/checkpoints\n", every,
+                              dir.path().string());
   }
   TrainProgress progress(c.steps, o.quiet);
-  TrainOptions options{.batch_per_rank = c.batch_per_rank,
-                       .steps = c.steps,
-                       .eval_every = c.eval_every,
-                       .seed = c.seed};
+  const TrainOptions options = train_options_of(c, every);
   TrainHooks hooks;
   hooks.on_record = [&](const StepRecord& r) { progress.update(r); };
   const HyperParamMap params = c.optimizer_params;
@@ -92,6 +135,13 @@ void run(const Options& o) {
   const OptimizerFactory factory = [&](const ParamLayout& layout) {
     return make_optimizer(name, params, layout);
   };
+  CheckpointOptions checkpoints;
+  const auto identity = run_identity(c);
+  const auto settings = run_settings(c, every, keep);
+  checkpoints.write = [&](Checkpoint& checkpoint) {
+    save_checkpoint(dir, checkpoint, identity, settings, keep);
+  };
+  if (plan) checkpoints.resume = plan->checkpoint;
   // sim: real math and measured compute, network time from the SimGrid model of c.cluster.
   const TrainResult result =
       c.backend == "sim"
@@ -99,18 +149,23 @@ void run(const Options& o) {
                 [&](const std::function<void(Communicator&)>& fn) {
                   sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
                 },
-                *c.task, factory, options, hooks)
+                *c.task, factory, options, hooks, checkpoints)
           : train_local(*c.task, factory, options,
-                        {.ranks = c.ranks, .ranks_per_node = c.ranks_per_node}, hooks);
+                        {.ranks = c.ranks, .ranks_per_node = c.ranks_per_node}, hooks,
+                        checkpoints);
   progress.finish();
 
-  std::ostringstream csv;
-  csv << metrics_csv_header() << "\n";
-  for (const StepRecord& r : result.records) csv << metrics_csv_row(r) << "\n";
-  dir.write_file("metrics.csv", csv.str());
+  dir.write_file("metrics.csv", metrics_csv(result.records));
   const nlohmann::json summary = summarize(c, result);
   dir.write_file("summary.json", summary.dump(2) + "\n");
-  dir.write_run_json(c.to_json());
+  nlohmann::json config = c.to_json();
+  config["checkpoint_every"] = every;
+  config["keep_checkpoints"] = keep;
+  if (plan) {
+    config["resumed_from"] = {{"checkpoint", plan->checkpoint_file.string()},
+                              {"step", plan->checkpoint->step}};
+  }
+  dir.write_run_json(config);
   if (!o.quiet) {
     fmt::print("done: {}\nwrote {}/metrics.csv, run.json, summary.json\n", summary.dump(),
                dir.path().string());
@@ -124,12 +179,23 @@ void register_train_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "train",
       "Train a task (quadratic, logistic, fashion-mnist) data-parallel with an optimizer on "
-      "local ranks; writes metrics.csv and run.json (see docs/training.md)");
-  cmd->add_option("config", options->config, "TOML config file (examples in experiments/configs/)");
+      "local or simulated ranks; writes metrics.csv and run.json, checkpoints with "
+      "--checkpoint-every, continues a run with --resume (see docs/training.md)");
+  cmd->add_option("config", options->config,
+                  "TOML config file (examples in experiments/configs/); not with --resume");
   cmd->add_option("--set", options->overrides,
                   "override a config key: table.key=value (repeatable)")
       ->take_all();
   cmd->add_option("--out", options->out, "run directory (default runs/train-<time>)");
+  cmd->add_option("--checkpoint-every", options->checkpoint_every,
+                  "write a checkpoint every K steps and at the end into DIR/checkpoints "
+                  "(0: none; default: none, or the resumed run's value)");
+  cmd->add_option("--keep-checkpoints", options->keep_checkpoints,
+                  "keep only the newest N checkpoints (0: all; default: all, or the resumed "
+                  "run's value)");
+  cmd->add_option("--resume", options->resume,
+                  "continue the run in DIR from its latest checkpoint, in place (metrics.csv "
+                  "keeps the full history); --set may change run.steps/run.epochs/run.eval_every");
   cmd->add_flag("--quiet", options->quiet, "no progress output");
   cmd->callback([options] { run(*options); });
 }

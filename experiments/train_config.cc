@@ -5,7 +5,12 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <limits>
+#include <new>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 
 #include "core/optim/optimizer_factory.h"
 #include "core/tasks/task_factory.h"
@@ -147,9 +152,17 @@ std::map<std::string, std::string> read_toml_flat(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw InvalidArgument(fmt::format("config file '{}': not found or not a regular file", path));
   }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw InvalidArgument(fmt::format("config file '{}': cannot be read", path));
+  return parse_toml_flat(text.str(), path);
+}
+
+std::map<std::string, std::string> parse_toml_flat(std::string_view text, const std::string& path) {
   toml::table root;
   try {
-    root = toml::parse_file(path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     throw InvalidArgument(fmt::format("config file '{}': line {}, column {}: {}", path,
                                       e.source().begin.line, e.source().begin.column,
@@ -233,7 +246,18 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     hp.fail("keys 'run.epochs' and 'run.steps' are both set, expected one of them");
   c.eval_every = hp.integer("run.eval_every", 0, 0);
   c.seed = static_cast<uint64_t>(hp.integer("run.seed", 1, 0));
-  c.task = make_task(hp, "task.", c.ranks);
+  const auto too_big = [&](const char* what) {  // e.g. task.dimension = 1e11: bad input
+    hp.fail(fmt::format("task '{}': not enough memory for its data ({}), expected smaller "
+                        "task.dimension / task.train_size / task.test_size / run.ranks",
+                        hp.text("task.name", "fashion-mnist"), what));
+  };
+  try {
+    c.task = make_task(hp, "task.", c.ranks);
+  } catch (const std::bad_alloc& e) {
+    too_big(e.what());
+  } catch (const std::length_error& e) {
+    too_big(e.what());
+  }
   hp.finish();
   c.steps_per_epoch = static_cast<int64_t>(
       ShardSampler::steps_per_epoch(c.task->train_size(), c.ranks, c.batch_per_rank));
@@ -243,6 +267,10 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
                     "ranks)",
                     c.batch_per_rank, c.task->train_size() / static_cast<size_t>(c.ranks),
                     c.task->train_size(), c.ranks));
+  }
+  if (epochs && *epochs > std::numeric_limits<int64_t>::max() / c.steps_per_epoch) {
+    hp.fail(fmt::format("key 'run.epochs' = {}: {} steps per epoch overflow the step count",
+                        *epochs, c.steps_per_epoch));
   }
   c.steps = steps ? *steps : epochs.value_or(1) * c.steps_per_epoch;
   resolve_optimizer(c);

@@ -22,6 +22,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/optim/hyper_params.h"
@@ -53,6 +54,8 @@ struct TrainConfig {
 
 // Flattens a TOML file into "table.key" -> value text. Throws InvalidArgument.
 std::map<std::string, std::string> read_toml_flat(const std::string& path);
+// The same for TOML text; `source` names it in messages (the file, for read_toml_flat).
+std::map<std::string, std::string> parse_toml_flat(std::string_view text, const std::string& source);
 
 // Loads, overrides, resolves and validates (builds the task, which loads its
 // data, and one optimizer to check its keys).

@@ -51,6 +51,20 @@ void ShardSampler::shuffle_for_epoch() {
   position_ = 0;
 }
 
+void ShardSampler::seek(Position p) {
+  const size_t per_epoch = steps_per_epoch() * batch_;
+  if (p.epoch < -1 || (p.epoch == -1 && p.offset != 0) || p.offset % batch_ != 0 ||
+      p.offset > per_epoch) {
+    throw InvalidArgument(fmt::format(
+        "ShardSampler: position (epoch {}, offset {}) is not a batch boundary of an epoch of {} "
+        "batches of {} examples",
+        p.epoch, p.offset, steps_per_epoch(), batch_));
+  }
+  epoch_ = p.epoch;
+  if (epoch_ >= 0) shuffle_for_epoch();
+  position_ = p.offset;
+}
+
 std::span<const size_t> ShardSampler::next() {
   if (epoch_ < 0 || position_ + batch_ > order_.size()) {
     ++epoch_;

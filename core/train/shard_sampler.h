@@ -7,6 +7,9 @@
 //   (seed, rank, epoch), and yields floor(shard / batch) batches of `batch`
 //   examples (the last partial batch is dropped), so every rank runs the same
 //   number of steps per epoch and shards never overlap.
+// The position (epoch and offset in the epoch's order) can be saved and
+// restored: the order of an epoch is a pure function of (seed, rank, epoch),
+// so a restored sampler yields the same batches as an uninterrupted one.
 // Not thread-safe: one sampler per rank.
 
 #include <cstddef>
@@ -18,6 +21,13 @@ namespace compopt {
 
 class ShardSampler {
  public:
+  // Where the sampler stands: epoch -1 before the first next().
+  struct Position {
+    int64_t epoch = -1;
+    size_t offset = 0;  // examples of the epoch's order already drawn
+    friend bool operator==(const Position&, const Position&) = default;
+  };
+
   // Throws InvalidArgument when a shard holds fewer than `batch` examples.
   ShardSampler(size_t train_size, int ranks, int rank, size_t batch, uint64_t seed);
 
@@ -29,6 +39,12 @@ class ShardSampler {
   std::span<const size_t> next();
   // Epoch of the batch returned by the latest next() (0-based).
   int64_t epoch() const { return epoch_; }
+
+  Position position() const { return {epoch_, position_}; }
+  // Continues from `p` (as returned by position()). Throws InvalidArgument for
+  // an offset that is not a whole number of batches within the epoch, or for
+  // epoch -1 with a nonzero offset.
+  void seek(Position p);
 
  private:
   void shuffle_for_epoch();

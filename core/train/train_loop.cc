@@ -39,15 +39,74 @@ class OptimizerTraffic {
   TrafficTally base_;
 };
 
-}  // namespace
+ShardSampler::Position position_after(int64_t step, int64_t steps_per_epoch, size_t batch) {
+  if (step == 0) return {};
+  return {(step - 1) / steps_per_epoch,
+          static_cast<size_t>((step - 1) % steps_per_epoch + 1) * batch};
+}
 
-std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& optimizer,
-                              const TrainOptions& options, const TrainHooks& hooks) {
+void check_options(const TrainOptions& options) {
   if (options.steps < 1)
     throw InvalidArgument(fmt::format("steps {}, expected >= 1", options.steps));
   if (options.eval_every < 0) {
     throw InvalidArgument(fmt::format("eval_every {}, expected >= 0", options.eval_every));
   }
+  if (options.checkpoint_every < 0) {
+    throw InvalidArgument(
+        fmt::format("checkpoint_every {}, expected >= 0 (0: none)", options.checkpoint_every));
+  }
+  if (options.compute_seconds &&
+      !(std::isfinite(*options.compute_seconds) && *options.compute_seconds >= 0)) {
+    throw InvalidArgument(
+        fmt::format("compute_seconds {}, expected a finite value >= 0", *options.compute_seconds));
+  }
+}
+
+}  // namespace
+
+void check_resume_state(const RankCheckpoint& state, const Task& task, Optimizer& optimizer,
+                        const TrainOptions& options, int ranks, int rank) {
+  if (state.step < 1 || state.step >= options.steps) {
+    throw InvalidArgument(fmt::format(
+        "resume from step {} of a run of {} steps: expected a step in [1, {}) (give more steps "
+        "to continue a finished run)",
+        state.step, options.steps, options.steps));
+  }
+  if (state.params.size() != task.layout().total()) {
+    throw InvalidArgument(fmt::format("resume: rank {} has {} parameters, the task has {}", rank,
+                                      state.params.size(), task.layout().total()));
+  }
+  try {
+    optimizer.load_state(state.optimizer);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("resume: rank {}: {}", rank, e.what()));
+  }
+  if (optimizer.step_count() != state.step) {
+    throw InvalidArgument(
+        fmt::format("resume: rank {}: optimizer state at step {}, checkpoint at step {}", rank,
+                    optimizer.step_count(), state.step));
+  }
+  const auto steps_per_epoch = static_cast<int64_t>(
+      ShardSampler::steps_per_epoch(task.train_size(), ranks, options.batch_per_rank));
+  if (steps_per_epoch < 1) {
+    throw InvalidArgument(fmt::format("resume: per-rank batch {} does not fit a shard of {} ranks",
+                                      options.batch_per_rank, ranks));
+  }
+  const ShardSampler::Position want =
+      position_after(state.step, steps_per_epoch, options.batch_per_rank);
+  if (!(state.sampler == want)) {
+    throw InvalidArgument(fmt::format(
+        "resume: rank {}: data position (epoch {}, offset {}) does not match step {} with {} "
+        "steps per epoch of {} examples (expected epoch {}, offset {})",
+        rank, state.sampler.epoch, state.sampler.offset, state.step, steps_per_epoch,
+        options.batch_per_rank, want.epoch, want.offset));
+  }
+}
+
+std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& optimizer,
+                              const TrainOptions& options, const TrainHooks& hooks,
+                              const RankCheckpoint* resume) {
+  check_options(options);
   const ParamLayout& layout = task.layout();
   if (optimizer.layout().total() != layout.total()) {
     throw InvalidArgument(fmt::format("optimizer has {} parameters, task has {}",
@@ -60,7 +119,22 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
   const auto steps_per_epoch = static_cast<int64_t>(sampler.steps_per_epoch());
   const int64_t eval_every = options.eval_every > 0 ? options.eval_every : steps_per_epoch;
   auto worker = task.make_worker(rank);
-  std::vector<float> params = task.init_params(options.seed);
+  std::vector<float> params;
+  std::array<uint64_t, 2> sent_before = {0, 0};  // optimizer bytes of the steps before `first`
+  int64_t first = 1;
+  double clock_before = 0;
+  if (resume) {
+    check_resume_state(*resume, task, optimizer, options, ranks, rank);
+    params = resume->params;
+    sampler.seek(resume->sampler);
+    sent_before = {resume->bytes_sent, resume->bytes_sent_inter_node};
+    first = resume->step + 1;
+    clock_before = resume->clock_s;
+    // Simulated clocks resume where they stood (no-op on wall-clock backends).
+    comm.advance(clock_before);
+  } else {
+    params = task.init_params(options.seed);
+  }
   std::vector<float> grads(layout.total());
   const size_t test_size = task.test_size();
   const size_t test_begin = test_size * static_cast<size_t>(rank) / static_cast<size_t>(ranks);
@@ -68,14 +142,18 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
 
   std::vector<uint64_t> all_sent(2 * static_cast<size_t>(ranks));
   OptimizerTraffic traffic(comm.traffic());
-  const double start = comm.now();
-  for (int64_t step = 1; step <= options.steps; ++step) {
+  const double start = comm.now() - clock_before;
+  for (int64_t step = first; step <= options.steps; ++step) {
     const auto batch = sampler.next();
     const auto compute_start = std::chrono::steady_clock::now();
     const double loss = worker->loss_and_grad(params, batch, grads);
-    // Charge the measured compute to the clock: simulated time on sim, no-op on
+    // Charge the compute to the clock: simulated time on sim, no-op on
     // backends whose clock is the wall clock.
-    comm.advance(std::chrono::duration<double>(std::chrono::steady_clock::now() - compute_start).count());
+    comm.advance(options.compute_seconds
+                     ? *options.compute_seconds
+                     : std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                     compute_start)
+                           .count());
     const std::ptrdiff_t bad = first_non_finite(grads);
     if (bad >= 0 || !std::isfinite(loss)) {
       throw NonFiniteGradient(
@@ -109,32 +187,48 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
     }
     // Every rank's optimizer traffic so far, for the rank means.
     const TrafficTally sent = traffic.since_start();
-    const std::array<uint64_t, 2> mine = {sent.bytes, sent.inter_node_bytes};
+    const std::array<uint64_t, 2> mine = {sent_before[0] + sent.bytes,
+                                          sent_before[1] + sent.inter_node_bytes};
     {
       TrafficCounters::Scope scope(comm.traffic(), kMetricsTrafficLabel);
       comm.allgather(std::as_bytes(std::span<const uint64_t>(mine)),
                      std::as_writable_bytes(std::span<uint64_t>(all_sent)));
     }
+    const double elapsed = comm.now() - start;
     if (hooks.after_step) hooks.after_step(rank, step, params);
-    if (rank != 0 || !hooks.on_record) continue;
-    uint64_t bytes_sum = 0, inter_sum = 0;
-    for (size_t r = 0; r < all_sent.size(); r += 2) {
-      bytes_sum += all_sent[r];
-      inter_sum += all_sent[r + 1];
+    if (rank == 0 && hooks.on_record) {
+      uint64_t bytes_sum = 0, inter_sum = 0;
+      for (size_t r = 0; r < all_sent.size(); r += 2) {
+        bytes_sum += all_sent[r];
+        inter_sum += all_sent[r + 1];
+      }
+      record.step = step;
+      record.samples = step * ranks * static_cast<int64_t>(options.batch_per_rank);
+      record.epoch = static_cast<double>(step) / static_cast<double>(steps_per_epoch);
+      record.lr = m.lr;
+      record.var_norm_l2 = m.variance_norm;
+      record.var_ratio_l1 = m.variance_ratio;
+      record.var_norm_l1 = m.variance_l1;
+      record.layer_coefficients = m.layer_coefficients;
+      record.layer_ratios = m.layer_ratios;
+      record.bytes_sent = static_cast<double>(bytes_sum) / ranks;
+      record.bytes_sent_inter_node = static_cast<double>(inter_sum) / ranks;
+      record.time_s = elapsed;
+      hooks.on_record(record);
     }
-    record.step = step;
-    record.samples = step * ranks * static_cast<int64_t>(options.batch_per_rank);
-    record.epoch = static_cast<double>(step) / static_cast<double>(steps_per_epoch);
-    record.lr = m.lr;
-    record.var_norm_l2 = m.variance_norm;
-    record.var_ratio_l1 = m.variance_ratio;
-    record.var_norm_l1 = m.variance_l1;
-    record.layer_coefficients = m.layer_coefficients;
-    record.layer_ratios = m.layer_ratios;
-    record.bytes_sent = static_cast<double>(bytes_sum) / ranks;
-    record.bytes_sent_inter_node = static_cast<double>(inter_sum) / ranks;
-    record.time_s = comm.now() - start;
-    hooks.on_record(record);
+    const bool checkpoint = options.checkpoint_every > 0 &&
+                            (step % options.checkpoint_every == 0 || step == options.steps);
+    if (checkpoint && hooks.on_checkpoint) {
+      RankCheckpoint state;
+      state.step = step;
+      state.params = params;
+      state.optimizer = optimizer.save_state();
+      state.sampler = sampler.position();
+      state.bytes_sent = mine[0];
+      state.bytes_sent_inter_node = mine[1];
+      state.clock_s = elapsed;
+      hooks.on_checkpoint(rank, std::move(state));
+    }
   }
   return params;
 }

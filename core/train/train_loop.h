@@ -11,17 +11,32 @@
 // run under the traffic label kMetricsTrafficLabel and are excluded from
 // StepRecord::bytes_sent*, which count the optimizer's traffic only.
 //
-// The measured wall time of each loss/gradient computation is charged with
-// comm.advance(): on the simulator the clock then shows real compute plus
-// simulated communication (time-wise curves); on other backends it is a no-op.
+// The measured wall time of each loss/gradient computation (or a fixed
+// compute_seconds) is charged with comm.advance(): on the simulator the clock
+// then shows compute plus simulated communication (time-wise curves); on other
+// backends it is a no-op.
 //
-// Global batch = ranks x batch_per_rank. Parameters start from
-// task.init_params(seed) on every rank. A non-finite gradient or loss throws
+// Global batch = ranks x batch_per_rank. A non-finite gradient or loss throws
 // NonFiniteGradient naming the step and the rank (other ranks then fail with a
 // CommError on their next collective; LocalWorld::run rethrows the root cause).
+//
+// Parameters start from task.init_params(seed) on every rank, or from a
+// RankCheckpoint (resume):
+// parameters, optimizer state, data position, byte counters and clock offset
+// are restored and the loop continues with step resume->step + 1, producing the
+// same records, parameters and traffic as an uninterrupted run (except that an
+// optimizer which builds sub-communicators at its first step, as
+// birder-hierarchical does, sends that setup traffic again). On the
+// simulator the rank's clock is first advanced by the saved offset, so with a
+// deterministic compute charge (compute_seconds) time_s is identical too.
+// Checkpoints: with checkpoint_every = K > 0 every rank hands a RankCheckpoint
+// to hooks.on_checkpoint after steps K, 2K, ... and after the last step (after
+// rank 0's on_record of that step). Taking one uses no communication, so it
+// changes neither the traffic nor the simulated time.
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -30,6 +45,7 @@
 #include "core/comm/communicator.h"
 #include "core/optim/optimizer.h"
 #include "core/tasks/task.h"
+#include "core/train/checkpoint.h"
 #include "core/train/step_record.h"
 
 namespace compopt {
@@ -46,6 +62,10 @@ struct TrainOptions {
   int64_t steps = 1;       // total optimizer steps, >= 1
   int64_t eval_every = 0;  // steps between test evaluations; 0: once per epoch
   uint64_t seed = 1;       // initial parameters and data order
+  int64_t checkpoint_every = 0;  // 0: no checkpoints
+  // Seconds charged with comm.advance() per loss/gradient computation; unset:
+  // the measured wall time (time-wise curves; not reproducible run to run).
+  std::optional<double> compute_seconds = std::nullopt;
 };
 
 struct TrainHooks {
@@ -53,12 +73,25 @@ struct TrainHooks {
   std::function<void(const StepRecord&)> on_record;
   // Every rank, after every step, with that rank's parameters.
   std::function<void(int rank, int64_t step, std::span<const float> params)> after_step;
+  // Every rank, at checkpoint steps (see checkpoint_every), on its own thread.
+  std::function<void(int rank, RankCheckpoint&& state)> on_checkpoint;
 };
 
-// Runs options.steps steps; returns this rank's final parameters.
-// Throws InvalidArgument for steps < 1, eval_every < 0, or a batch that does not
-// fit a rank's shard; NonFiniteGradient as above.
+// Runs steps 1..options.steps (resume: resume->step + 1..options.steps);
+// returns this rank's final parameters. Throws InvalidArgument for steps < 1,
+// eval_every < 0, checkpoint_every < 0, a negative or non-finite
+// compute_seconds, a batch that does not fit a rank's shard, or a resume state
+// that does not fit (check_resume_state); NonFiniteGradient as above.
 std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& optimizer,
-                              const TrainOptions& options, const TrainHooks& hooks = {});
+                              const TrainOptions& options, const TrainHooks& hooks = {},
+                              const RankCheckpoint* resume = nullptr);
+
+// Throws InvalidArgument unless `state` can continue a run of `options` on
+// this task with this (freshly built) optimizer: step in [1, options.steps),
+// parameter count, the optimizer's own state checks (Optimizer::load_state:
+// another optimizer, seed, sizes), and a data position that matches the step.
+// Loads the state into `optimizer`.
+void check_resume_state(const RankCheckpoint& state, const Task& task, Optimizer& optimizer,
+                        const TrainOptions& options, int ranks, int rank);
 
 }  // namespace compopt

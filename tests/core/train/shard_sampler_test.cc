@@ -52,5 +52,41 @@ TEST(ShardSampler, RejectsBatchLargerThanShard) {
   EXPECT_THROW(ShardSampler(10, 2, 2, 1, 1), InvalidArgument);
 }
 
+TEST(ShardSampler, SeekContinuesExactlyWhereThePositionWasTaken) {
+  // Shard of 25 examples, 6 batches of 4 per epoch (the last example is dropped).
+  ShardSampler a(103, 4, 2, 4, 11);
+  std::vector<std::vector<size_t>> draws;
+  std::vector<ShardSampler::Position> positions = {a.position()};
+  for (int i = 0; i < 13; ++i) {
+    const auto b = a.next();
+    draws.emplace_back(b.begin(), b.end());
+    positions.push_back(a.position());
+  }
+  EXPECT_EQ(positions[0], (ShardSampler::Position{-1, 0}));
+  EXPECT_EQ(positions[1], (ShardSampler::Position{0, 4}));
+  EXPECT_EQ(positions[6], (ShardSampler::Position{0, 24}));  // end of epoch 0
+  EXPECT_EQ(positions[7], (ShardSampler::Position{1, 4}));
+  EXPECT_EQ(positions[13], (ShardSampler::Position{2, 4}));
+  for (size_t k = 0; k < positions.size() - 1; ++k) {
+    ShardSampler b(103, 4, 2, 4, 11);
+    b.seek(positions[k]);
+    EXPECT_EQ(b.position(), positions[k]);
+    for (size_t i = k; i < draws.size(); ++i) {
+      const auto batch = b.next();
+      ASSERT_EQ(std::vector<size_t>(batch.begin(), batch.end()), draws[i])
+          << "seek to draw " << k << ", draw " << i;
+    }
+  }
+}
+
+TEST(ShardSampler, SeekRejectsPositionsOffBatchBoundaries) {
+  ShardSampler s(103, 4, 0, 4, 1);
+  EXPECT_THROW(s.seek({0, 3}), InvalidArgument);   // not a whole batch
+  EXPECT_THROW(s.seek({0, 28}), InvalidArgument);  // past the 6 batches of an epoch
+  EXPECT_THROW(s.seek({-1, 4}), InvalidArgument);  // offset before the first epoch
+  EXPECT_THROW(s.seek({-2, 0}), InvalidArgument);
+  EXPECT_NO_THROW(s.seek({3, 24}));
+}
+
 }  // namespace
 }  // namespace compopt
