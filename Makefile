@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 CTEST_FLAGS ?= --output-on-failure
 
-.PHONY: all deps configure build test bench run clean format
+.PHONY: all deps configure build test bench run clean format fuzz test-asan test-tsan
 
 all: build
 
@@ -38,3 +38,19 @@ format:
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# Robustness (docs/robustness.md), each in its own build directory:
+#   make fuzz       libFuzzer targets of fuzz/ (clang; installed when missing), FUZZ_SECONDS each
+#   make test-asan  the ctest suite under ASan + UBSan
+#   make test-tsan  the Local and TCP backend tests under TSan (TSAN_TESTS, a ctest -R regex)
+FUZZ_SECONDS ?= 60
+TSAN_TESTS ?= /local_|/tcp_|ErrorConformance.*/(local|tcp)$$|Tcp|FrameTest|LocalWorld|Ranks/Reference|TrainLoop|launch_
+
+fuzz: deps
+	bash scripts/run_fuzzers.sh --build-dir build-fuzz --seconds $(FUZZ_SECONDS) --jobs $(JOBS)
+
+test-asan: deps
+	bash scripts/run_sanitized_tests.sh address build-asan $(JOBS) $(CTEST_FLAGS)
+
+test-tsan: deps
+	bash scripts/run_sanitized_tests.sh thread build-tsan $(JOBS) $(CTEST_FLAGS) -R '$(TSAN_TESTS)'

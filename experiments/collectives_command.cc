@@ -21,6 +21,11 @@
 namespace compopt::cli {
 namespace {
 
+// Bounds that keep a run within one machine (threads and memory); beyond them it cannot finish.
+constexpr int kMaxRanks = 4096;
+constexpr size_t kMaxElements = size_t{1} << 28;
+constexpr size_t kMaxTotalElements = size_t{1} << 30;
+
 struct Options {
   int ranks = 8;
   int ranks_per_node = 4;
@@ -139,12 +144,19 @@ Result run_variant(const Options& o, const Variant& v) {
 }
 
 void run(const Options& o) {
-  if (o.ranks < 1) throw InvalidArgument(fmt::format("--ranks {}: expected >= 1", o.ranks));
+  if (o.ranks < 1 || o.ranks > kMaxRanks)
+    throw InvalidArgument(fmt::format("--ranks {}: expected 1..{}", o.ranks, kMaxRanks));
   if (o.ranks_per_node < 0 || (o.ranks_per_node > 0 && o.ranks % o.ranks_per_node != 0)) {
     throw InvalidArgument(fmt::format("--ranks-per-node {}: expected 0 (one node) or a divisor of --ranks {}",
                                       o.ranks_per_node, o.ranks));
   }
-  if (o.elements < 1) throw InvalidArgument("--elements 0: expected >= 1");
+  if (o.elements < 1 || o.elements > kMaxElements)
+    throw InvalidArgument(fmt::format("--elements {}: expected 1..{}", o.elements, kMaxElements));
+  if (o.elements * static_cast<size_t>(o.ranks) > kMaxTotalElements) {
+    throw InvalidArgument(fmt::format(
+        "--elements {} x --ranks {}: {} floats per vector in all, expected at most {} (memory)",
+        o.elements, o.ranks, o.elements * static_cast<size_t>(o.ranks), kMaxTotalElements));
+  }
   if (o.steps < 1) throw InvalidArgument(fmt::format("--steps {}: expected >= 1", o.steps));
   RunDirectory dir("collectives", o.out);
 

@@ -3,7 +3,8 @@
 // LOCAL_RANK, WORLD_SIZE, MASTER_ADDR=127.0.0.1, MASTER_PORT (a free port) and a
 // fresh random COMPOPT_JOB_TOKEN; its stdout/stderr lines are forwarded with a
 // "[rank k] " prefix. When a rank fails, the others get a grace period to report
-// (they notice the failure themselves), then are killed; launch then fails.
+// (they notice the failure themselves), then are killed; launch then fails (exit
+// code 2 when that rank refused its arguments, as a bad-input error).
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -175,6 +177,9 @@ void run(const LaunchOptions& o) {
     throw InvalidArgument("launch: no command, expected: compopt launch -n N -- <command> ...");
   if (o.command[0] == "launch")
     throw InvalidArgument("launch: the command cannot be another launch");
+  if (!(o.grace_s >= 0) || !std::isfinite(o.grace_s))
+    throw InvalidArgument(
+        fmt::format("--grace {}: expected a finite number of seconds >= 0", o.grace_s));
   const std::string exe = self_executable();
   const uint16_t port = o.master_port != 0 ? o.master_port : free_port();
   const std::string token = random_token();
@@ -210,9 +215,11 @@ void run(const LaunchOptions& o) {
   }
   for (int i = 0; i < 20; ++i) pump(ranks, 10);  // drain what the ranks wrote last
   if (first_failure >= 0) {
-    throw std::runtime_error(
-        fmt::format("launch: rank {} {}", first_failure,
-                    describe(ranks[static_cast<size_t>(first_failure)].status)));
+    const int status = ranks[static_cast<size_t>(first_failure)].status;
+    const std::string what = fmt::format("launch: rank {} {}", first_failure, describe(status));
+    // A rank that refused its arguments (exit code 2, message forwarded above) is bad input.
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw InvalidArgument(what + " (bad input)");
+    throw std::runtime_error(what);
   }
 }
 

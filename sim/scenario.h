@@ -9,6 +9,9 @@
 
 namespace compopt::sim {
 
+// Larger clusters take hours to simulate on one machine; resolve_scenario refuses them.
+inline constexpr int kMaxScenarioGpus = 16384;
+
 struct Scenario {
   std::string workload = "bert-large-seq128";
   std::string cluster = "ethernet-v100-4";

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 #include "core/comm/transport.h"
@@ -31,6 +32,9 @@ struct SimShared {
   std::vector<uint32_t> in_flight;              // [dst * n + src]: posted, not yet taken
   double start_clock = 0.0;
   simgrid::s4u::BarrierPtr sync;  // zero-cost rendezvous of all ranks (SimTransport::sync)
+  // Messages of non-detached sends (sendrecv) no rank has taken yet: when a failure stops the
+  // simulation first, run_sim deletes them (detached sends are deleted by SimGrid).
+  std::unordered_set<SimMessage*> untaken;
 
   int size() const { return static_cast<int>(node_of_rank.size()); }
   uint32_t& pending(int src, int dst) {

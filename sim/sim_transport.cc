@@ -64,6 +64,7 @@ std::unique_ptr<SimMessage> SimTransport::take(int src, Channel channel) {
     shared_.waiting_on[static_cast<size_t>(rank_)] = src;
     std::unique_ptr<SimMessage> message(
         shared_.mailbox[static_cast<size_t>(rank_)]->get<SimMessage>());
+    shared_.untaken.erase(message.get());
     shared_.waiting_on[static_cast<size_t>(rank_)] = -1;
     if (message->peer_returned) continue;
     --shared_.pending(message->src, rank_);
@@ -86,6 +87,7 @@ void SimTransport::recv(int src, Channel channel, std::span<std::byte> data) {
 void SimTransport::sendrecv(int dst, Channel send_channel, std::span<const std::byte> send_data,
                             int src, Channel recv_channel, std::span<std::byte> recv_data) {
   const auto [message, bytes] = post(dst, send_channel, send_data);
+  shared_.untaken.insert(message);
   sg4::CommPtr sending = shared_.mailbox[static_cast<size_t>(dst)]->put_async(message, bytes);
   recv(src, recv_channel, recv_data);
   sending->wait();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -93,8 +94,17 @@ IdxArray read_idx_u8(const std::filesystem::path& path, size_t expected_ndims) {
     total *= dim;
     out.dims[i] = dim;
   }
-  out.data.resize(total);
-  const size_t got = in.read(out.data.data(), total);
+  // Grow with the data actually read: a corrupt header promising terabytes allocates nothing.
+  constexpr size_t kPiece = size_t{1} << 24;
+  out.data.reserve(std::min(total, kPiece));
+  size_t got = 0;
+  while (got < total) {
+    const size_t want = std::min(kPiece, total - got);
+    out.data.resize(got + want);
+    const size_t n = in.read(out.data.data() + got, want);
+    got += n;
+    if (n < want) break;
+  }
   if (got != total) {
     in.fail(fmt::format("truncated: header promises {} data bytes, file has {}", total, got));
   }

@@ -70,7 +70,9 @@ TEST_P(ConformanceTest, AllreduceOfNonIntegersIsBitIdenticalAcrossRanks) {
     EXPECT_NEAR(out[0][i], expected, 1e-6 * std::abs(expected)) << "element " << i;
   }
   for (int r = 1; r < ranks(); ++r) {
-    ASSERT_EQ(0, std::memcmp(out[0].data(), out[r].data(), count() * sizeof(float))) << "rank " << r;
+    // count() may be 0: memcmp of empty vectors gets null pointers, which is undefined.
+    ASSERT_TRUE(count() == 0 || std::memcmp(out[0].data(), out[r].data(), count() * sizeof(float)) == 0)
+        << "rank " << r;
   }
 }
 

@@ -41,7 +41,7 @@ TEST_P(CompressedConformance, MatchesReferenceBitForBitOnEveryRank) {
       CompressedAllreduceState state(count(), comm.size());
       for (int t = 0; t < kSteps; ++t) {
         auto x = smooth_input(comm.rank(), t, count());
-        compressed_allreduce_mean(comm, x, *compressor, state, RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
+        backend().compressed_allreduce(comm, x, *compressor, state, RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
         out[comm.rank()].push_back(x);
       }
     });
@@ -52,7 +52,8 @@ TEST_P(CompressedConformance, MatchesReferenceBitForBitOnEveryRank) {
       const auto expected = reference.step(inputs, *compressor, kSeed, static_cast<uint64_t>(t));
       for (int r = 0; r < ranks(); ++r) {
         ASSERT_EQ(out[r][static_cast<size_t>(t)].size(), count());
-        ASSERT_EQ(0, std::memcmp(out[r][static_cast<size_t>(t)].data(), expected.data(), count() * sizeof(float)))
+        ASSERT_TRUE(count() == 0 ||  // memcmp of empty vectors gets null pointers: undefined
+                    std::memcmp(out[r][static_cast<size_t>(t)].data(), expected.data(), count() * sizeof(float)) == 0)
             << spec << " step " << t << " rank " << r;
       }
     }
@@ -70,7 +71,7 @@ TEST_P(CompressedConformance, ErrorFeedbackTelescopes) {
     std::vector<double> acc(count(), 0.0);
     for (int t = 0; t < kLongSteps; ++t) {
       auto x = smooth_input(comm.rank(), t, count());
-      compressed_allreduce_mean(comm, x, *compressor, state, RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
+      backend().compressed_allreduce(comm, x, *compressor, state, RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
       for (size_t i = 0; i < count(); ++i) acc[i] += x[i];
     }
     sum_out[comm.rank()] = acc;
@@ -100,7 +101,7 @@ TEST_P(CompressedConformance, TrafficMatchesSpecByteCounts) {
       CompressedAllreduceState state(count(), comm.size());
       auto x = smooth_input(comm.rank(), 0, count());
       comm.traffic().reset();
-      compressed_allreduce_mean(comm, x, *compressor, state, RandomKey{});
+      backend().compressed_allreduce(comm, x, *compressor, state, RandomKey{});
       tally[comm.rank()] = comm.traffic().of("compressed_allreduce");
       EXPECT_EQ(comm.traffic().total(), tally[comm.rank()]) << "all bytes labelled compressed_allreduce";
     });

@@ -23,9 +23,8 @@ class HierarchicalConformance : public ::testing::TestWithParam<Shape> {
   int nodes() const { return GetParam().nodes; }
   int per_node() const { return GetParam().per_node; }
   int ranks() const { return nodes() * per_node(); }
-  void run(const std::function<void(Communicator&)>& fn) const {
-    conformance_backends()[GetParam().backend].run(ranks(), per_node(), fn);
-  }
+  const Backend& backend() const { return conformance_backends()[GetParam().backend]; }
+  void run(const std::function<void(Communicator&)>& fn) const { backend().run(ranks(), per_node(), fn); }
   // Multiples of ranks(): every intra-node mean is exact, whatever the summation order.
   std::vector<float> input(int rank, int step, size_t d) const {
     std::vector<float> x(d);
@@ -45,8 +44,8 @@ TEST_P(HierarchicalConformance, EqualsFlatReferenceOnEachNodeAveragedShard) {
       auto state = hierarchical_state(d, groups);
       for (int t = 0; t < 3; ++t) {
         auto x = input(comm.rank(), t, d);
-        hierarchical_compressed_allreduce_mean(groups, x, *compressor, state,
-                                               RandomKey{.seed = 9, .step = static_cast<uint64_t>(t)});
+        backend().hierarchical_allreduce(groups, x, *compressor, state,
+                                         RandomKey{.seed = 9, .step = static_cast<uint64_t>(t)}, {});
         out[comm.rank()].push_back(x);
       }
     });
@@ -80,7 +79,8 @@ TEST_P(HierarchicalConformance, EqualsFlatReferenceOnEachNodeAveragedShard) {
         std::copy(reduced.begin(), reduced.end(), expected.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(r) * shard));
       }
       for (int rank = 0; rank < ranks(); ++rank) {
-        ASSERT_EQ(0, std::memcmp(out[rank][static_cast<size_t>(t)].data(), expected.data(), d * sizeof(float)))
+        ASSERT_TRUE(d == 0 ||  // memcmp of empty vectors gets null pointers: undefined
+                    std::memcmp(out[rank][static_cast<size_t>(t)].data(), expected.data(), d * sizeof(float)) == 0)
             << "d " << d << " step " << t << " rank " << rank;
       }
     }
@@ -121,11 +121,11 @@ TEST_P(HierarchicalConformance, InterNodeBytesAgainstFlat) {
     auto x = input(comm.rank(), 0, d);
     CompressedAllreduceState flat_state(d, comm.size());
     comm.traffic().reset();
-    compressed_allreduce_mean(comm, x, *compressor, flat_state, RandomKey{});
+    backend().compressed_allreduce(comm, x, *compressor, flat_state, RandomKey{});
     flat[comm.rank()] = comm.traffic().total();
     auto state = hierarchical_state(d, groups);
     comm.traffic().reset();
-    hierarchical_compressed_allreduce_mean(groups, x, *compressor, state, RandomKey{});
+    backend().hierarchical_allreduce(groups, x, *compressor, state, RandomKey{}, {});
     hier[comm.rank()] = comm.traffic().total();
   });
   uint64_t flat_inter = 0, hier_inter = 0;

@@ -42,6 +42,22 @@ TEST(TaskFactory, ErrorsNameTheKey) {
               HasSubstr("task.hidden"));
 }
 
+TEST(TaskFactory, SizesBeyondMemoryAreBadInputNotAllocations) {
+  // 2^28 values is the limit; these would ask the allocator for tens of GB or more.
+  EXPECT_THAT(error_of({{"task.name", "quadratic"}, {"task.dimension", "100000000000"}}),
+              HasSubstr("key 'task.dimension' = 100000000000, expected at most 268435456"));
+  // 4 ranks (error_of's world) x 2^27 dimensions = 2^29 values.
+  EXPECT_THAT(error_of({{"task.name", "quadratic"}, {"task.dimension", "134217728"}}),
+              HasSubstr("task.dimension' x ranks = 134217728 x 4"));
+  EXPECT_THAT(error_of({{"task.name", "quadratic"}, {"task.train_size", "134217729"}}),
+              HasSubstr("task.train_size"));
+  EXPECT_THAT(error_of({{"task.name", "logistic"},
+                        {"task.dimension", "100000"},
+                        {"task.train_size", "8192"}}),
+              HasSubstr("task.dimension' x (train_size + test_size) = 100000 x 10240"));
+  EXPECT_EQ(error_of({{"task.name", "logistic"}, {"task.dimension", "8"}}), "no error");
+}
+
 TEST(TaskFactory, MissingDataSetNamesDataDirAndHint) {
   const std::string e =
       error_of({{"task.name", "fashion-mnist"}, {"task.data_dir", "/nonexistent/fm"}});

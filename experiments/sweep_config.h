@@ -1,0 +1,36 @@
+#pragma once
+// Configuration of `compopt sweep`: a TOML text (tables [workload], [cluster], [sweep]) plus
+// `--set a.b=value` overrides, parsed into the grid of scenarios it describes. Every problem
+// (unparsable TOML, unknown table or key, a value of the wrong type or range, an empty axis, a
+// grid too large, a scenario that does not resolve) throws InvalidArgument naming the key,
+// before any simulation work.
+//
+//   [workload] name            workload preset
+//   [cluster]  preset          cluster preset; platform: a SimGrid platform XML instead
+//   [sweep]    optimizers, gpus, inter_node_gbps, batch_per_gpu, grad_accum, topology: one value
+//              or an array (the grid is their product); overlap (bool), buckets (integer >= 0)
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/scenario.h"
+
+namespace compopt::cli {
+
+// Scenarios of one sweep, at most kMaxSweepScenarios.
+inline constexpr size_t kMaxSweepScenarios = 100000;
+
+struct SweepConfig {
+  std::vector<sim::Scenario> scenarios;  // each one resolves (sim::resolve_scenario)
+  nlohmann::json resolved;               // the config after the overrides, for run.json
+};
+
+// `source` names the text in messages (the file).
+SweepConfig parse_sweep_config(std::string_view text, const std::string& source,
+                               const std::vector<std::string>& sets);
+// Reads the file, then parse_sweep_config. A missing file is InvalidArgument too.
+SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& sets);
+
+}  // namespace compopt::cli

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Bad input to every compopt subcommand (collectives, comm-bench, launch, train, profile, sweep):
+# each case must exit with code 2 before any work, print a message naming the bad value (or
+# key), and leave an existing output directory and file exactly as they were.
+#   bad_input_test.sh COMPOPT_BINARY SOURCE_DIR
+set -uo pipefail
+BIN=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+unset RANK WORLD_SIZE MASTER_ADDR MASTER_PORT COMPOPT_JOB_TOKEN  # not inside a launch
+RES=$WORK/results  # earlier results; also the working directory, where runs/<time> would appear
+mkdir -p "$RES"
+cd "$RES" || exit 1
+failures=0
+cases=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# Earlier results: a run directory with files, and a plain file given as --out.
+OUT=$RES/existing
+mkdir -p "$OUT/sub"
+echo "step,loss" > "$OUT/metrics.csv"
+echo '{"keep": true}' > "$OUT/run.json"
+echo keep > "$OUT/sub/marker"
+echo "not a directory" > "$RES/afile"
+snapshot() {  # every entry of RES (a new runs/ too), with sizes and contents
+  (cd "$RES" && find . -printf '%p %y %s\n' | sort && find . -type f -exec md5sum {} + | sort)
+}
+BEFORE=$(snapshot)
+
+# expect NAME WANT COMMAND ARGS...: exit code 2, WANT (fixed string) in the output, nothing
+# changed. The output goes to $WORK/log.txt, outside the snapshot.
+expect() {
+  local name=$1 want=$2
+  shift 2
+  cases=$((cases + 1))
+  timeout 60 "$BIN" "$@" > "$WORK/log.txt" 2>&1
+  local rc=$?
+  local out
+  out=$(head -c 2000 "$WORK/log.txt")
+  [ $rc -eq 2 ] || fail "$name: exit code $rc, expected 2 (compopt $*): $out"
+  grep -qF -- "$want" "$WORK/log.txt" || fail "$name: message does not name '$want': $out"
+  echo "rc=$rc  $name: $(grep -m1 -F -- "$want" "$WORK/log.txt" | cut -c1-220)"
+  local now
+  now=$(snapshot)
+  if [ "$now" != "$BEFORE" ]; then
+    fail "$name: earlier results changed: $(diff <(echo "$BEFORE") <(echo "$now") | head -5)"
+    rm -rf "$RES/runs"
+  fi
+}
+
+# --- collectives ---
+C=(collectives --out "$OUT")
+expect "collectives ranks 0" "--ranks 0" "${C[@]}" --ranks 0
+expect "collectives ranks too many" "--ranks 5000" "${C[@]}" --ranks 5000
+expect "collectives ranks not a number" "--ranks = eight" "${C[@]}" --ranks eight
+expect "collectives ranks-per-node" "--ranks-per-node 3" "${C[@]}" --ranks 8 --ranks-per-node 3
+expect "collectives elements 0" "--elements 0" "${C[@]}" --elements 0
+expect "collectives elements huge" "--elements 1000000000000" "${C[@]}" --elements 1000000000000
+expect "collectives elements x ranks" "--elements 268435456 x --ranks 8" "${C[@]}" --elements 268435456
+expect "collectives steps 0" "--steps 0" "${C[@]}" --steps 0
+expect "collectives unknown flag" "--bogus" "${C[@]}" --bogus 1
+expect "collectives out is a file" "--out $RES/afile" collectives --elements 8 --steps 1 --out "$RES/afile"
+
+# --- comm-bench ---
+B=(comm-bench --out "$OUT")
+expect "comm-bench backend" "--backend quantum" "${B[@]}" --backend quantum
+expect "comm-bench ranks 0" "--ranks 0" "${B[@]}" --ranks 0
+expect "comm-bench ranks too many" "--ranks 100000" "${B[@]}" --ranks 100000
+expect "comm-bench link-gbps" "--link-gbps -1" "${B[@]}" --backend sim --link-gbps -1
+expect "comm-bench link-gbps nan" "--link-gbps nan" "${B[@]}" --backend sim --link-gbps nan
+expect "comm-bench latency" "--latency-us -5" "${B[@]}" --backend sim --latency-us -5
+expect "comm-bench size 0" "--sizes 0" "${B[@]}" --sizes 0
+expect "comm-bench size too big" "--sizes 5000" "${B[@]}" --sizes 5000
+expect "comm-bench size not a number" "--sizes" "${B[@]}" --sizes abc
+expect "comm-bench memory" "--sizes 4096 MB x --ranks 8" "${B[@]}" --sizes 4096 --ranks 8
+expect "comm-bench variant" "allreduce-fp8" "${B[@]}" --variants allreduce-fp32,allreduce-fp8
+expect "comm-bench iters" "--iters 0" "${B[@]}" --iters 0
+expect "comm-bench warmup" "--warmup -1" "${B[@]}" --warmup -1
+expect "comm-bench tcp outside launch" "tcp" "${B[@]}" --backend tcp --sizes 0.01
+expect "comm-bench out is a file" "--out $RES/afile" comm-bench --sizes 0.01 --iters 1 --out "$RES/afile"
+
+# --- launch ---
+expect "launch zero ranks" "-n 0" launch -n 0 -- comm-bench --backend tcp --out "$OUT"
+expect "launch too many ranks" "-n 5000" launch -n 5000 -- comm-bench --backend tcp --out "$OUT"
+expect "launch grace" "--grace -1" launch -n 2 --grace -1 -- comm-bench --backend tcp --out "$OUT"
+expect "launch grace nan" "--grace nan" launch -n 2 --grace nan -- comm-bench --backend tcp --out "$OUT"
+expect "launch port" "--master-port = 70000" launch -n 2 --master-port 70000 -- comm-bench --out "$OUT"
+expect "launch no command" "command is required" launch -n 2
+expect "launch nested" "cannot be another launch" launch -n 2 -- launch -n 2 -- comm-bench
+expect "launch rank refuses its arguments" "--iters 0" launch -n 2 -- comm-bench --backend tcp --iters 0 --out "$OUT"
+
+# --- train (tests/cli/train_cli_test.sh has the per-key cases) ---
+cat > "$WORK/quad.toml" <<'TOML'
+[run]
+ranks = 2
+batch_per_rank = 8
+steps = 4
+[task]
+name = "quadratic"
+dimension = 20
+[optimizer]
+name = "adam"
+TOML
+T=(train "$WORK/quad.toml" --out "$OUT" --quiet)
+expect "train set without =" "--set 'run.ranks'" "${T[@]}" --set run.ranks
+expect "train ranks too many" "run.ranks" "${T[@]}" --set run.ranks=5000
+expect "train epochs overflow" "run.epochs" "${T[@]}" --set run.epochs=9223372036854775807
+expect "train dimension too big for memory" "task.dimension' = 100000000000" "${T[@]}" --set task.dimension=100000000000
+expect "train unknown schedule key" "unknown key 'warmup'" "${T[@]}" --set schedule.type=cosine --set schedule.warmup=3
+expect "train out is a file" "--out $RES/afile" train "$WORK/quad.toml" --out "$RES/afile" --quiet
+
+# --- profile ---
+P=(profile --out "$OUT")
+expect "profile workload" "gpt-5" "${P[@]}" --workload gpt-5
+expect "profile cluster" "tpu-pod" "${P[@]}" --cluster tpu-pod
+expect "profile optimizer" "adamw" "${P[@]}" --optimizer adamw
+expect "profile gpus negative" "gpus = -1" "${P[@]}" --gpus -1
+expect "profile gpus not in nodes" "gpus = 6" "${P[@]}" --gpus 6
+expect "profile gpus too many" "gpus = 100000" "${P[@]}" --gpus 100000
+expect "profile bandwidth" "inter_node_gbps = -1" "${P[@]}" --inter-node-gbps -1
+expect "profile bandwidth nan" "inter_node_gbps = nan" "${P[@]}" --inter-node-gbps nan
+expect "profile topology" "hypercube" "${P[@]}" --topology hypercube
+expect "profile batch" "batch_per_gpu = -1" "${P[@]}" --batch-per-gpu -1
+expect "profile grad-accum" "grad_accum = 0" "${P[@]}" --grad-accum 0
+expect "profile buckets" "buckets = -1" "${P[@]}" --overlap --buckets -1
+expect "profile platform" "$WORK/none.xml" "${P[@]}" --platform "$WORK/none.xml"
+expect "profile out is a file" "--out $RES/afile" profile --out "$RES/afile"
+
+# --- sweep ---
+S=(sweep "$SRC/experiments/configs/sweep_bert_large.toml" --out "$OUT")
+expect "sweep missing config" "$WORK/none.toml" sweep "$WORK/none.toml" --out "$OUT"
+printf '[sweep]\ngpus = [8,\n' > "$WORK/broken.toml"
+expect "sweep unparsable config" "broken.toml" sweep "$WORK/broken.toml" --out "$OUT"
+printf '[sweeps]\ngpus = [8]\n' > "$WORK/table.toml"
+expect "sweep unknown table" "sweeps" sweep "$WORK/table.toml" --out "$OUT"
+expect "sweep unknown key" "sweep.gpuss" "${S[@]}" --set sweep.gpuss=[8]
+expect "sweep unknown key via set" "cluster.presett" "${S[@]}" --set cluster.presett=x
+expect "sweep wrong type" "workload.name" "${S[@]}" --set workload.name=5
+expect "sweep buckets as text" "sweep.buckets" "${S[@]}" --set 'sweep.buckets="4"'
+expect "sweep buckets negative" "sweep.buckets = -1" "${S[@]}" --set sweep.buckets=-1
+expect "sweep gpus beyond int" "4294967312" "${S[@]}" --set sweep.gpus=[4294967312]
+expect "sweep gpus too many" "gpus = 65536" "${S[@]}" --set sweep.gpus=[65536]
+expect "sweep gpus wrong type" "sweep.gpus" "${S[@]}" --set 'sweep.gpus=["8"]'
+expect "sweep empty axis" "sweep.gpus: empty list" "${S[@]}" --set sweep.gpus=[]
+expect "sweep optimizer" "adamw" "${S[@]}" --set 'sweep.optimizers=["adam","adamw"]'
+expect "sweep bandwidth" "inter_node_gbps = -40" "${S[@]}" --set sweep.inter_node_gbps=[-40]
+expect "sweep grid too large" "more than 100000 scenarios" "${S[@]}" \
+  --set "sweep.gpus=[$(seq -s, 8 8 8000)]" --set "sweep.inter_node_gbps=[$(seq -s, 1 200)]"
+expect "sweep set without key" "--set '=5'" "${S[@]}" --set =5
+expect "sweep set through a value" "'gpus' is not a table" "${S[@]}" --set sweep.gpus.x=1
+expect "sweep jobs" "--jobs -1" "${S[@]}" --jobs -1
+expect "sweep out is a file" "--out $RES/afile" sweep "$SRC/experiments/configs/sweep_bert_large.toml" \
+  --set sweep.gpus=[16] --set 'sweep.optimizers=["adam"]' --set sweep.inter_node_gbps=[40] \
+  --jobs 1 --out "$RES/afile"
+
+echo "$cases bad-input cases, $failures failure(s)"
+[ $failures -eq 0 ] || exit 1
+echo "all compopt bad-input checks passed"
