@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -26,6 +27,13 @@
 #endif
 #ifdef COMPOPT_HAVE_SIM
 #include "sim/sim_world.h"
+#endif
+#ifdef COMPOPT_HAVE_HYBRID
+#include "real_backend/cuda/bench_variants.h"
+#include "real_backend/cuda/hybrid_world.h"
+#endif
+#ifdef COMPOPT_HAVE_NCCL
+#include "real_backend/nccl/nccl_world.h"
 #endif
 
 namespace compopt::cli {
@@ -84,6 +92,10 @@ std::vector<Row> bench(Communicator& comm, const BenchOptions& o) {
   std::vector<Row> rows;
   for (const std::string& name : o.variants) {
     auto reduce = make_variant(name);
+#ifdef COMPOPT_HAVE_HYBRID
+    // hybrid and nccl: the vector lives on this rank's GPU, compression runs the CUDA kernels.
+    if (cuda::rank_gpu() != nullptr) reduce = cuda::gpu_bench_variant(name, *cuda::rank_gpu(), reduce);
+#endif
     for (double mb : o.sizes_mb) {
       const auto elements = static_cast<size_t>(mb * 1e6 / 4);
       std::vector<float> x(elements);
@@ -136,12 +148,38 @@ void report(const BenchOptions& o, int ranks, const std::vector<Row>& rows) {
   fmt::print("\nwrote {}/comm_bench.csv and run.json\n", dir.path().string());
 }
 
+constexpr int kMaxRanks = 4096;  // local and sim: threads / simulated hosts of one machine
+constexpr double kMaxLocalMb = 16384;
+
 void run(const BenchOptions& o) {
   if (o.iters < 1) throw InvalidArgument(fmt::format("--iters {}: expected >= 1", o.iters));
+  if ((o.backend == "local" || o.backend == "sim") && (o.ranks < 1 || o.ranks > kMaxRanks))
+    throw InvalidArgument(fmt::format("--ranks {}: expected 1..{}", o.ranks, kMaxRanks));
+  if (!(o.link_gbps > 0) || !std::isfinite(o.link_gbps))
+    throw InvalidArgument(fmt::format("--link-gbps {}: expected a finite rate > 0", o.link_gbps));
+  if (!(o.latency_us >= 0) || !std::isfinite(o.latency_us))
+    throw InvalidArgument(
+        fmt::format("--latency-us {}: expected a finite value >= 0", o.latency_us));
+  // Rank 0 creates the run directory only after the benchmark: refuse a bad --out before it.
+  std::error_code ec;
+  if (!o.out.empty() && std::filesystem::exists(o.out, ec) &&
+      !std::filesystem::is_directory(o.out, ec))
+    throw InvalidArgument(fmt::format("--out {}: exists and is not a directory", o.out));
   if (o.warmup < 0) throw InvalidArgument(fmt::format("--warmup {}: expected >= 0", o.warmup));
+  if (o.sizes_mb.empty())
+    throw InvalidArgument("--sizes: no size given, expected MB in (0, 4096]");
+  if (o.variants.empty()) throw InvalidArgument("--variants: no variant given");
   for (double mb : o.sizes_mb) {
     if (!(mb > 0) || mb > 4096)
       throw InvalidArgument(fmt::format("--sizes {}: expected MB in (0, 4096]", mb));
+  }
+  if (o.backend == "local" || o.backend == "sim") {  // every rank's vector lives in this process
+    const double largest = *std::max_element(o.sizes_mb.begin(), o.sizes_mb.end());
+    if (largest * o.ranks > kMaxLocalMb) {
+      throw InvalidArgument(fmt::format("--sizes {} MB x --ranks {}: {} MB of vectors in one "
+                                        "process, expected at most {} MB",
+                                        largest, o.ranks, largest * o.ranks, kMaxLocalMb));
+    }
   }
   for (const auto& v : o.variants) make_variant(v);  // rejects unknown names before any work
   auto body = [&o](Communicator& comm) {
@@ -149,11 +187,9 @@ void run(const BenchOptions& o) {
     if (comm.rank() == 0) report(o, comm.size(), rows);
   };
   if (o.backend == "local") {
-    if (o.ranks < 1) throw InvalidArgument(fmt::format("--ranks {}: expected >= 1", o.ranks));
     LocalWorld({.ranks = o.ranks}).run(body);
 #ifdef COMPOPT_HAVE_SIM
   } else if (o.backend == "sim") {
-    if (o.ranks < 1) throw InvalidArgument(fmt::format("--ranks {}: expected >= 1", o.ranks));
     net::ClusterSpec cluster;
     cluster.name = "comm-bench";
     cluster.nodes = o.ranks;
@@ -170,8 +206,16 @@ void run(const BenchOptions& o) {
   } else if (o.backend == "mpi") {
     mpi::run_mpi(body, mpi::mpi_options_from_env());
 #endif
+#ifdef COMPOPT_HAVE_HYBRID
+  } else if (o.backend == "hybrid") {  // TCP ranks (compopt launch) sharing GPUs for the kernels
+    cuda::run_hybrid_rank(tcp::tcp_options_from_env(), [&](Communicator& comm, cuda::GpuContext&) { body(comm); });
+#endif
+#ifdef COMPOPT_HAVE_NCCL
+  } else if (o.backend == "nccl") {  // one GPU per rank, started by compopt launch
+    nccl::run_nccl_rank(tcp::tcp_options_from_env(), body);
+#endif
   } else {
-    throw InvalidArgument(fmt::format("--backend {}: expected local{}{}{} (backends in this build)",
+    throw InvalidArgument(fmt::format("--backend {}: expected local{}{}{}{}{} (backends in this build)",
                                       o.backend,
 #ifdef COMPOPT_HAVE_SIM
                                       ", sim",
@@ -184,7 +228,17 @@ void run(const BenchOptions& o) {
                                       "",
 #endif
 #ifdef COMPOPT_HAVE_MPI
-                                      ", mpi"
+                                      ", mpi",
+#else
+                                      "",
+#endif
+#ifdef COMPOPT_HAVE_HYBRID
+                                      ", hybrid",
+#else
+                                      "",
+#endif
+#ifdef COMPOPT_HAVE_NCCL
+                                      ", nccl"
 #else
                                       ""
 #endif
@@ -200,7 +254,8 @@ void register_comm_bench_command(CLI::App& app) {
       "comm-bench",
       "Time fp32 ring allreduce and compressed allreduce on a backend (local, tcp under "
       "`compopt launch`, mpi under mpirun); report algbw and busbw");
-  cmd->add_option("--backend", o->backend, "local | sim | tcp | mpi")->capture_default_str();
+  cmd->add_option("--backend", o->backend, "local | sim | tcp | mpi | hybrid | nccl (GPU builds)")
+      ->capture_default_str();
   cmd->add_option("--ranks", o->ranks,
                   "ranks (local and sim; tcp and mpi take it from the launcher)")
       ->capture_default_str();

@@ -132,7 +132,8 @@ TEST_P(MpiConformance, CompressedAllreduceMatchesReferenceBitForBit) {
       std::vector<std::vector<float>> inputs;
       for (int r = 0; r < n(); ++r) inputs.push_back(input(r, t));
       const auto expected = reference.step(inputs, *compressor, 11, static_cast<uint64_t>(t));
-      ASSERT_EQ(0, std::memcmp(x.data(), expected.data(), count() * sizeof(float)))
+      ASSERT_TRUE(count() == 0 ||  // memcmp of empty vectors gets null pointers: undefined
+                  std::memcmp(x.data(), expected.data(), count() * sizeof(float)) == 0)
           << spec << " step " << t;
     }
   }
