@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Throughput against GPU count ([1BA] Fig. 4, [1BL] Fig. 4, [BIR] Fig. 3 in kind):
+one panel per comparison, samples/s vs GPUs (log2 x, log y), one line per
+optimizer (compression stage of compressed optimizers, full stage of baselines),
+published single-node values as x markers.
+
+Usage: python3 analysis/plot_scalability.py RUN_DIR
+Reads RUN_DIR/scalability/scalability.csv (comparison, workload, cluster, optimizer,
+stage, gpus, inter_node_gbps, batch_per_gpu, throughput_samples_s,
+published_throughput_samples_s).
+"""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compopt_plot as cp  # noqa: E402
+
+STUDY = "scalability"
+REQUIRED = ["scalability.csv"]
+
+SCHEMA = {"comparison": "s", "workload": "s", "cluster": "s", "optimizer": "s", "stage": "s",
+          "gpus": "i", "nodes": "i?", "gpus_per_node": "i?", "inter_node_gbps": "f?",
+          "batch_per_gpu": "i?", "throughput_samples_s": "f", "step_ms": "f?",
+          "allreduce_ms": "f?", "published_throughput_samples_s": "f?"}
+
+# Preferred stage per optimizer: compression if it has one, else full precision.
+_STAGE_RANK = {"compression": 0, "full": 1, "full_precision": 1}
+
+
+def _stage_rows(rows):
+    """The rows of the stage to plot for one optimizer."""
+    stages = {r["stage"] for r in rows}
+    best = min(stages, key=lambda s: (_STAGE_RANK.get(s, 2), s))
+    return sorted((r for r in rows if r["stage"] == best), key=lambda r: r["gpus"]), best
+
+
+def _baseline_first(optimizers):
+    return sorted(cp.order(optimizers), key=lambda o: o in cp.COMPRESSED)
+
+
+def _title(comparison, rows):
+    r = rows[0]
+    workload = cp.workload_label(r["workload"])
+    optimizers = " vs ".join(cp.label(o) for o in _baseline_first({x["optimizer"] for x in rows}))
+    details = [r["cluster"]]
+    if r["batch_per_gpu"] is not None:
+        details.append("batch %d/GPU" % r["batch_per_gpu"])
+    return "%s: %s\n(%s)" % (workload, optimizers, ", ".join(details))
+
+
+def _published_point(rows, optimizer, gpus):
+    for r in rows:
+        if (r["optimizer"] == optimizer and r["gpus"] == gpus
+                and r["published_throughput_samples_s"] is not None):
+            return r["published_throughput_samples_s"]
+    return None
+
+
+def _line_panel(ax, rows, gpus):
+    """Throughput vs GPUs, one line per optimizer, published points as x markers."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+    for optimizer in _baseline_first({r["optimizer"] for r in rows}):
+        series, stage = _stage_rows([r for r in rows if r["optimizer"] == optimizer])
+        name = cp.label(optimizer)
+        if optimizer in cp.COMPRESSED and stage != "compression":
+            name += " (%s stage)" % stage
+        c = cp.color(optimizer)
+        ax.plot([r["gpus"] for r in series], [r["throughput_samples_s"] for r in series],
+                color=c, marker="o", markersize=4, label=name)
+        for g in gpus:
+            value = _published_point(rows, optimizer, g)
+            if value is not None:
+                ax.plot([g], [value], marker="x", color=c, markersize=9, markeredgewidth=2.2,
+                        linestyle="none", zorder=6)
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(gpus))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([str(g) for g in gpus])
+    ax.set_yscale("log")
+    cp.plain_log_ticks(ax, "y")
+    ax.set_xlabel("GPUs")
+
+
+def _bar_panel(ax, rows, gpus):
+    """A single GPU count: bars of ours vs published per optimizer."""
+    optimizers = _baseline_first({r["optimizer"] for r in rows})
+    for i, optimizer in enumerate(optimizers):
+        series, _ = _stage_rows([r for r in rows if r["optimizer"] == optimizer])
+        c = cp.color(optimizer)
+        ours = series[0]["throughput_samples_s"]
+        ax.bar(i - 0.2, ours, 0.4, color=c)
+        ax.annotate("%.0f" % ours, (i - 0.2, ours), xytext=(0, 2), textcoords="offset points",
+                    ha="center", va="bottom", fontsize=7)
+        value = _published_point(rows, optimizer, gpus)
+        if value is not None:
+            ax.bar(i + 0.2, value, 0.4, color="white", edgecolor=c, hatch="///")
+            ax.plot([i + 0.2], [value], marker="x", color=c, markersize=9, markeredgewidth=2.2,
+                    linestyle="none", zorder=6)
+            ax.annotate("%.0f" % value, (i + 0.2, value), xytext=(0, 6), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(optimizers)))
+    ax.set_xticklabels([cp.label(o) for o in optimizers])
+    ax.grid(axis="x", visible=False)
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.25)
+    ax.set_xlabel("%d GPUs: ours (solid) vs published (hatched, x)" % gpus)
+
+
+def plot(run_dir):
+    from matplotlib.lines import Line2D
+    table = cp.read_csv(cp.study_csv(run_dir, STUDY, "scalability.csv"), SCHEMA)
+    comparisons = table.unique("comparison")
+    ncols = min(2, len(comparisons))
+    nrows = math.ceil(len(comparisons) / ncols)
+    fig, axes = cp.figure(nrows, ncols, panel=(5.0, 3.6))
+    for ax, comparison in zip(axes.flat, comparisons):
+        rows = table.where(comparison=comparison)
+        gpus = sorted({r["gpus"] for r in rows})
+        if len(gpus) == 1:
+            _bar_panel(ax, rows, gpus[0])
+        else:
+            _line_panel(ax, rows, gpus)
+        ax.set_ylabel("throughput (samples/s)")
+        ax.set_title(_title(comparison, rows), fontsize=9)
+        if len(gpus) == 1:
+            continue  # the tick labels name the optimizers; the x label explains the bars
+        handles, labels = ax.get_legend_handles_labels()
+        if any(r["published_throughput_samples_s"] is not None for r in rows):
+            handles.append(Line2D([], [], marker="x", color="black", markersize=8,
+                                  markeredgewidth=2, linestyle="none"))
+            labels.append("published (Birder, 1 node;\ncolor = optimizer)")
+        ax.legend(handles, labels, loc="lower right")
+    for ax in list(axes.flat)[len(comparisons):]:
+        ax.set_visible(False)
+    fig.suptitle("Training throughput vs GPU count (simulated; compressed optimizers in their "
+                 "compression stage)")
+    return fig
+
+
+if __name__ == "__main__":
+    sys.exit(cp.run_main(sys.modules[__name__]))
