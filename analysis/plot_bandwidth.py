@@ -25,6 +25,15 @@ _LINESTYLES = ["-", "--", "-.", ":"]
 _MARKERS = ["o", "s", "^", "v", "D", "P"]
 
 
+def _coinciding(drawn, xs, ys, tolerance=0.005):
+    """Name of an earlier curve with the same x values and y within `tolerance`, else None."""
+    for name, other_xs, other_ys in drawn:
+        if other_xs == xs and all(abs(a - b) <= tolerance * max(abs(b), 1e-12)
+                                  for a, b in zip(ys, other_ys)):
+            return name
+    return None
+
+
 def plot(run_dir):
     table = cp.read_csv(cp.study_csv(run_dir, STUDY, "bandwidth.csv"), SCHEMA)
     fig, axes = cp.figure(1, 1, panel=(7.0, 4.4))
@@ -32,15 +41,25 @@ def plot(run_dir):
     workloads = table.unique("workload")
     pairs = cp.group_by(table.rows, "workload", "baseline", "optimizer", "gpus")
     gpu_counts = {k[3] for k in pairs}
+    drawn = []  # (name, xs, ys) of the curves already on the axes
     for i, ((workload, baseline, optimizer, gpus), rows) in enumerate(pairs.items()):
         rows = sorted(rows, key=lambda r: r["inter_node_gbps"])
         w = workloads.index(workload)
         name = cp.pair_label(optimizer, baseline, cp.workload_label(workload))
         if len(gpu_counts) > 1:
             name += ", %d GPUs" % gpus
-        ax.plot([r["inter_node_gbps"] for r in rows], [r["speedup"] for r in rows],
-                color=cp.color(optimizer), linestyle=_LINESTYLES[w % len(_LINESTYLES)],
-                marker=_MARKERS[i % len(_MARKERS)], markersize=4, label=name)
+        xs = [r["inter_node_gbps"] for r in rows]
+        ys = [r["speedup"] for r in rows]
+        # A curve lying on an earlier one (e.g. 1-bit LAMB on 1-bit Adam: same bytes, same
+        # compute) would hide it: say so in the legend and draw it hollow on top.
+        twin = _coinciding(drawn, xs, ys)
+        style = {}
+        if twin is not None:
+            name += " (= %s curve)" % twin
+            style = {"markerfacecolor": "none", "linewidth": 1.0}
+        ax.plot(xs, ys, color=cp.color(optimizer), linestyle=_LINESTYLES[w % len(_LINESTYLES)],
+                marker=_MARKERS[i % len(_MARKERS)], markersize=4, label=name, **style)
+        drawn.append((cp.label(optimizer), xs, ys))
     ax.axhline(1.0, color="black", linewidth=1.0, linestyle=":", label="no gain (speedup 1)")
     ax.set_xscale("log")
     cp.plain_log_ticks(ax, "x")
