@@ -134,12 +134,9 @@ void Communicator::barrier() {
   dissemination_barrier(*this);
 }
 
-std::unique_ptr<Communicator> Communicator::split(int color, int key) {
-  TrafficCounters::Scope scope(traffic(), "split");
-  // Every rank learns every (color, key, next free context); all validate the
-  // same data, so a bad color fails on every rank instead of hanging the rest.
+Communicator::SplitPlan Communicator::plan_split(int color, int key, uint32_t& next_context) {
   using Entry = std::array<int64_t, 3>;
-  const Entry mine = {color, key, rank_state_->next_context};
+  const Entry mine = {color, key, next_context};
   std::vector<Entry> all(static_cast<size_t>(size()));
   allgather(std::as_bytes(std::span(&mine, 1)), std::as_writable_bytes(std::span(all)));
 
@@ -157,21 +154,28 @@ std::unique_ptr<Communicator> Communicator::split(int color, int key) {
   }
   const int64_t next = base_context + static_cast<int64_t>(colors.size());
   if (next > static_cast<int64_t>(UINT32_MAX)) throw CommError("split: communicator context ids exhausted");
-  rank_state_->next_context = static_cast<uint32_t>(next);
-  if (color == kUndefinedColor) return nullptr;
+  next_context = static_cast<uint32_t>(next);
+  if (color == kUndefinedColor) return {};
 
   std::vector<std::pair<int64_t, int>> order;  // (key, parent rank) of my color
   for (int r = 0; r < size(); ++r) {
     if (all[static_cast<size_t>(r)][0] == color) order.emplace_back(all[static_cast<size_t>(r)][1], r);
   }
   std::sort(order.begin(), order.end());
-  std::vector<int> members;
-  members.reserve(order.size());
-  for (const auto& [k, r] : order) members.push_back(world_rank_of(r));
+  SplitPlan plan;
+  plan.members.reserve(order.size());
+  for (const auto& [k, r] : order) plan.members.push_back(world_rank_of(r));
   const auto color_index = std::distance(colors.begin(), colors.find(color));
-  const auto context = static_cast<uint32_t>(base_context + color_index);
+  plan.context = static_cast<uint32_t>(base_context + color_index);
+  return plan;
+}
+
+std::unique_ptr<Communicator> Communicator::split(int color, int key) {
+  TrafficCounters::Scope scope(traffic(), "split");
+  SplitPlan plan = plan_split(color, key, rank_state_->next_context);
+  if (color == kUndefinedColor) return nullptr;
   return std::unique_ptr<Communicator>(
-      new Communicator(transport_, std::move(members), context, rank_state_));
+      new Communicator(transport_, std::move(plan.members), plan.context, rank_state_));
 }
 
 }  // namespace compopt

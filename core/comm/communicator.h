@@ -88,6 +88,16 @@ class Communicator {
   Communicator(Transport& transport, std::vector<int> members, uint32_t context,
                std::shared_ptr<RankState> rank_state);
 
+  // The bookkeeping of split(), shared by every backend: exchanges every rank's (color, key,
+  // next free context) with allgather(), validates it identically on every rank (so a bad color
+  // fails everywhere instead of hanging the others) and advances `next_context` past the new
+  // groups. `members` (world ranks ordered by (key, rank)) is empty for kUndefinedColor.
+  struct SplitPlan {
+    std::vector<int> members;
+    uint32_t context = 0;
+  };
+  SplitPlan plan_split(int color, int key, uint32_t& next_context);
+
  private:
   Channel channel(uint32_t tag) const { return (static_cast<Channel>(context_) << 32) | tag; }
   int checked_peer(int rank, const char* what) const;

@@ -5,9 +5,7 @@
 #include <nccl.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
-#include <set>
 #include <thread>
 
 #include "core/util/error.h"
@@ -253,49 +251,17 @@ void NcclCommunicator::barrier() {
 
 std::unique_ptr<Communicator> NcclCommunicator::split(int color, int key) {
   TrafficCounters::Scope scope(traffic(), "split");
-  // The bookkeeping of Communicator::split (same validation, group order and context ids), with
-  // the exchange on NCCL, then ncclCommSplit, which orders the new group by (key, old rank) too.
-  using Entry = std::array<int64_t, 3>;
-  const Entry mine = {color, key, state_->next_context};
-  std::vector<Entry> all(static_cast<size_t>(size()));
-  allgather(std::as_bytes(std::span(&mine, 1)), std::as_writable_bytes(std::span(all)));
-  std::set<int64_t> colors;
-  int64_t base_context = 0;
-  for (int r = 0; r < size(); ++r) {
-    const Entry& e = all[static_cast<size_t>(r)];
-    if (e[0] < kUndefinedColor) {
-      throw InvalidArgument(fmt::format(
-          "split: rank {} passed color {}, expected a color >= 0 or kUndefinedColor ({})", r, e[0],
-          kUndefinedColor));
-    }
-    if (e[0] != kUndefinedColor) colors.insert(e[0]);
-    base_context = std::max(base_context, e[2]);
-  }
-  const int64_t next = base_context + static_cast<int64_t>(colors.size());
-  if (next > static_cast<int64_t>(UINT32_MAX))
-    throw CommError("split: communicator context ids exhausted");
-  state_->next_context = static_cast<uint32_t>(next);
-
+  // The bookkeeping of Communicator::split (its exchange runs on NCCL through allgather), then
+  // ncclCommSplit, which orders the new group by (key, old rank) too.
+  SplitPlan plan = plan_split(color, key, state_->next_context);
   gpu_->activate();
   ncclComm_t sub = nullptr;
   check_nccl(ncclCommSplit(comm_, color == kUndefinedColor ? NCCL_SPLIT_NOCOLOR : color, key, &sub,
                            nullptr),
              "ncclCommSplit", comm_);
   if (color == kUndefinedColor) return nullptr;
-
-  std::vector<std::pair<int64_t, int>> order;  // (key, parent rank) of my color
-  for (int r = 0; r < size(); ++r) {
-    if (all[static_cast<size_t>(r)][0] == color)
-      order.emplace_back(all[static_cast<size_t>(r)][1], r);
-  }
-  std::sort(order.begin(), order.end());
-  std::vector<int> members;
-  members.reserve(order.size());
-  for (const auto& [k, r] : order) members.push_back(world_rank_of(r));
-  const auto color_index = std::distance(colors.begin(), colors.find(color));
-  const auto context = static_cast<uint32_t>(base_context + color_index);
   return std::unique_ptr<Communicator>(new NcclCommunicator(
-      transport(), std::move(members), context, state_, gpu_, sub, op_timeout_s_));
+      transport(), std::move(plan.members), plan.context, state_, gpu_, sub, op_timeout_s_));
 }
 
 }  // namespace compopt::nccl
