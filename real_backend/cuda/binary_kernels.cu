@@ -36,14 +36,14 @@ __global__ void binary_apply(const float* x, size_t x_len, float* e, size_t k, u
 
 template <bool kVec>
 __global__ void binary_decode_kernel(const uint8_t* payload, size_t k, float* out) {
-  const size_t q = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const size_t i0 = 8 * q;
+  const size_t q = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;  // 4 elements
+  const size_t i0 = 4 * q;
   if (i0 >= k) return;
-  const uint32_t byte = payload[q];
-  float v[8];
+  const uint32_t nibble = static_cast<uint32_t>(payload[q >> 1]) >> (4 * (q & 1));
+  float v[4];
 #pragma unroll
-  for (int r = 0; r < 8; ++r) v[r] = plus_minus_one((byte >> r) & 1u);
-  store8<kVec>(out, k, i0, v);
+  for (int r = 0; r < 4; ++r) v[r] = plus_minus_one((nibble >> r) & 1u);
+  store4<kVec>(out, k, i0, v);
 }
 
 template <bool kCompensate>
@@ -91,7 +91,7 @@ void binary_decode(GpuContext& gpu, const std::byte* payload, size_t k, float* o
   using namespace detail;
   const cudaStream_t stream = stream_of(gpu);
   const auto* bytes = reinterpret_cast<const uint8_t*>(payload);
-  const unsigned blocks = blocks_for(payload_bytes(k));
+  const unsigned blocks = blocks_for((k + 3) / 4);
   if (aligned16(out)) {
     binary_decode_kernel<true><<<blocks, kThreads, 0, stream>>>(bytes, k, out);
   } else {

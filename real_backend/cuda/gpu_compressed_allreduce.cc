@@ -160,19 +160,33 @@ void compressed_allreduce_mean(GpuContext& gpu, Communicator& comm, std::span<fl
              comm.size());
   }
   gpu.activate();
-  DeviceEf ef{
+  const StagedOnDevice staged = stage_on_device(gpu, data, state);
+  compressed_allreduce_mean(gpu, comm, staged.data, data.size(), codec, staged.ef, key);
+  unstage_to_host(gpu, staged, data, state);
+}
+
+StagedOnDevice stage_on_device(GpuContext& gpu, std::span<const float> data,
+                               const CompressedAllreduceState& state) {
+  StagedOnDevice staged;
+  staged.ef = {
       static_cast<float*>(gpu.device_scratch(Slot::kWorkerEf, state.worker.size() * sizeof(float))),
       state.worker.size(),
       static_cast<float*>(gpu.device_scratch(Slot::kServerEf, state.server.size() * sizeof(float))),
       state.server.size()};
-  auto* x = static_cast<float*>(gpu.device_scratch(Slot::kData, data.size_bytes()));
-  gpu.copy(x, data.data(), data.size_bytes());
-  gpu.copy(ef.worker, state.worker.error().data(), ef.worker_size * sizeof(float));
-  gpu.copy(ef.server, state.server.error().data(), ef.server_size * sizeof(float));
-  compressed_allreduce_mean(gpu, comm, x, data.size(), codec, ef, key);
-  gpu.copy(data.data(), x, data.size_bytes());
-  gpu.copy(state.worker.mutable_error().data(), ef.worker, ef.worker_size * sizeof(float));
-  gpu.copy(state.server.mutable_error().data(), ef.server, ef.server_size * sizeof(float));
+  staged.data = static_cast<float*>(gpu.device_scratch(Slot::kData, data.size_bytes()));
+  gpu.copy(staged.data, data.data(), data.size_bytes());
+  gpu.copy(staged.ef.worker, state.worker.error().data(), staged.ef.worker_size * sizeof(float));
+  gpu.copy(staged.ef.server, state.server.error().data(), staged.ef.server_size * sizeof(float));
+  return staged;
+}
+
+void unstage_to_host(GpuContext& gpu, const StagedOnDevice& staged, std::span<float> data,
+                     CompressedAllreduceState& state) {
+  gpu.copy(data.data(), staged.data, data.size_bytes());
+  gpu.copy(state.worker.mutable_error().data(), staged.ef.worker,
+           staged.ef.worker_size * sizeof(float));
+  gpu.copy(state.server.mutable_error().data(), staged.ef.server,
+           staged.ef.server_size * sizeof(float));
   gpu.synchronize();
 }
 

@@ -73,6 +73,18 @@ void compressed_allreduce_mean(GpuContext& gpu, Communicator& comm, std::span<fl
                                const Compressor& compressor, CompressedAllreduceState& state,
                                RandomKey key);
 
+// The staging of the host drop-ins (this one and the hierarchical one): copies host data and host
+// error feedback into the context's scratch slots kData, kWorkerEf and kServerEf, and back
+// (synchronizing the stream). Sizes are the caller's to check.
+struct StagedOnDevice {
+  float* data = nullptr;
+  DeviceEf ef;
+};
+StagedOnDevice stage_on_device(GpuContext& gpu, std::span<const float> data,
+                               const CompressedAllreduceState& state);
+void unstage_to_host(GpuContext& gpu, const StagedOnDevice& staged, std::span<float> data,
+                     CompressedAllreduceState& state);
+
 // codec_for(compressor), or InvalidArgument naming it and the compressors that have kernels.
 Codec require_codec(const Compressor& compressor);
 

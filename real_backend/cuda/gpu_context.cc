@@ -65,43 +65,30 @@ int default_device() {
   return local_rank % count;
 }
 
-DeviceBuffer::DeviceBuffer(size_t bytes) : size_(bytes) {
-  if (bytes > 0)
+template <MemoryKind kKind>
+CudaBuffer<kKind>::CudaBuffer(size_t bytes) : size_(bytes) {
+  if (bytes == 0) return;
+  if constexpr (kKind == MemoryKind::kDevice) {
     check_cuda(cudaMalloc(&data_, bytes), fmt::format("cudaMalloc({} bytes)", bytes).c_str());
-}
-DeviceBuffer::~DeviceBuffer() {
-  if (data_ != nullptr) (void)cudaFree(data_);
-}
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
-  if (this != &other) {
-    if (data_ != nullptr) (void)cudaFree(data_);
-    data_ = std::exchange(other.data_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-  }
-  return *this;
-}
-
-PinnedBuffer::PinnedBuffer(size_t bytes) : size_(bytes) {
-  if (bytes > 0) {
+  } else {
     check_cuda(cudaMallocHost(&data_, bytes),
                fmt::format("cudaMallocHost({} bytes)", bytes).c_str());
   }
 }
-PinnedBuffer::~PinnedBuffer() {
-  if (data_ != nullptr) (void)cudaFreeHost(data_);
-}
-PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
-  if (this != &other) {
-    if (data_ != nullptr) (void)cudaFreeHost(data_);
-    data_ = std::exchange(other.data_, nullptr);
-    size_ = std::exchange(other.size_, 0);
+
+template <MemoryKind kKind>
+void CudaBuffer<kKind>::release() noexcept {
+  if (data_ == nullptr) return;
+  if constexpr (kKind == MemoryKind::kDevice) {
+    (void)cudaFree(data_);
+  } else {
+    (void)cudaFreeHost(data_);
   }
-  return *this;
+  data_ = nullptr;
 }
+
+template class CudaBuffer<MemoryKind::kDevice>;
+template class CudaBuffer<MemoryKind::kPinnedHost>;
 
 GpuContext::GpuContext(int device) {
   const int count = device_count();

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace compopt::cuda {
 
@@ -28,16 +29,28 @@ std::string unavailable_reason();
 // LOCAL_RANK). Throws CudaError when there is no device.
 int default_device();
 
-// Owning device allocation (cudaMalloc); contents uninitialized. Movable, not copyable.
-class DeviceBuffer {
+// Owning CUDA allocation of device memory (cudaMalloc) or of page-locked host memory
+// (cudaMallocHost, for fast asynchronous copies); contents uninitialized. Movable, not copyable.
+enum class MemoryKind { kDevice, kPinnedHost };
+
+template <MemoryKind kKind>
+class CudaBuffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& other) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  CudaBuffer() = default;
+  explicit CudaBuffer(size_t bytes);
+  ~CudaBuffer() { release(); }
+  CudaBuffer(CudaBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  CudaBuffer& operator=(CudaBuffer&& other) noexcept {
+    if (this != &other) {
+      release();
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+  CudaBuffer(const CudaBuffer&) = delete;
+  CudaBuffer& operator=(const CudaBuffer&) = delete;
 
   void* data() const { return data_; }
   size_t size() const { return size_; }
@@ -47,32 +60,13 @@ class DeviceBuffer {
   }
 
  private:
+  void release() noexcept;  // frees data_ (if any) and sets it to nullptr
+
   void* data_ = nullptr;
   size_t size_ = 0;
 };
-
-// Owning page-locked host allocation (cudaMallocHost), for fast asynchronous copies.
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(size_t bytes);
-  ~PinnedBuffer();
-  PinnedBuffer(PinnedBuffer&& other) noexcept;
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-  void* data() const { return data_; }
-  size_t size() const { return size_; }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(data_);
-  }
-
- private:
-  void* data_ = nullptr;
-  size_t size_ = 0;
-};
+using DeviceBuffer = CudaBuffer<MemoryKind::kDevice>;
+using PinnedBuffer = CudaBuffer<MemoryKind::kPinnedHost>;
 
 // Scratch slots of a context: each user of scratch memory names its own slot.
 enum class Slot : int {

@@ -61,15 +61,7 @@ void hierarchical_compressed_allreduce_mean(GpuContext& gpu, HierarchicalGroups&
                           std::to_string(expected.worker.size()) + " / " +
                           std::to_string(expected.server.size()));
   }
-  DeviceEf ef{
-      static_cast<float*>(gpu.device_scratch(Slot::kWorkerEf, state.worker.size() * sizeof(float))),
-      state.worker.size(),
-      static_cast<float*>(gpu.device_scratch(Slot::kServerEf, state.server.size() * sizeof(float))),
-      state.server.size()};
-  auto* x = static_cast<float*>(gpu.device_scratch(Slot::kData, data.size_bytes()));
-  gpu.copy(x, data.data(), data.size_bytes());
-  gpu.copy(ef.worker, state.worker.error().data(), ef.worker_size * sizeof(float));
-  gpu.copy(ef.server, state.server.error().data(), ef.server_size * sizeof(float));
+  const StagedOnDevice staged = stage_on_device(gpu, data, state);
   DeviceShardTransform on_host;
   if (transform) {
     on_host = [&](float* shard, size_t len, size_t offset) {
@@ -81,11 +73,9 @@ void hierarchical_compressed_allreduce_mean(GpuContext& gpu, HierarchicalGroups&
       gpu.synchronize();
     };
   }
-  hierarchical_compressed_allreduce_mean(gpu, groups, x, data.size(), codec, ef, key, on_host);
-  gpu.copy(data.data(), x, data.size_bytes());
-  gpu.copy(state.worker.mutable_error().data(), ef.worker, ef.worker_size * sizeof(float));
-  gpu.copy(state.server.mutable_error().data(), ef.server, ef.server_size * sizeof(float));
-  gpu.synchronize();
+  hierarchical_compressed_allreduce_mean(gpu, groups, staged.data, data.size(), codec, staged.ef,
+                                         key, on_host);
+  unstage_to_host(gpu, staged, data, state);
 }
 
 }  // namespace compopt::cuda

@@ -56,6 +56,20 @@ __device__ __forceinline__ void store8(float* p, size_t len, size_t i0, const fl
   }
 }
 
+// p[i0 + r] = v[r] for r < 4 and i0 + r < len; the decoders give each thread 4 elements so a
+// warp's float4 stores cover 512 contiguous bytes. kVec: p is 16-byte aligned.
+template <bool kVec>
+__device__ __forceinline__ void store4(float* p, size_t len, size_t i0, const float v[4]) {
+  if (kVec && i0 + 4 <= len) {
+    reinterpret_cast<float4*>(p + i0)[0] = make_float4(v[0], v[1], v[2], v[3]);
+  } else {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      if (i0 + r < len) p[i0 + r] = v[r];
+    }
+  }
+}
+
 // s * (2b - 1) as the CPU computes it: s with its sign bit flipped when b == 0.
 __device__ __forceinline__ float signed_scale(uint32_t scale_bits, uint32_t bit) {
   return __uint_as_float(scale_bits ^ ((bit ^ 1u) << 31));
@@ -112,13 +126,15 @@ inline NormWorkspace norm_workspace(void* base) {
 }
 
 // One block per chunk of kNormChunk elements of y, where y_i = source(i) (source may also store
-// y_i somewhere; it is called exactly once per i < k). Loader warps stage tiles of y in shared
-// memory (double-buffered) while lanes 0..7 of warp 0 run the 8 sequential lane sums; the last
-// block to finish adds the chunk sums in order and writes *scale = float(sqrt(total / k)).
+// y_i somewhere; it is called exactly once per i < k). Loader warps stage tiles of the exact
+// squares double(y_i)^2 in shared memory (double-buffered) while lanes 0..7 of warp 0 run the 8
+// sequential lane sums, one dependent addition per element and nothing else on that critical
+// path; the last block to finish adds the chunk sums in order and writes
+// *scale = float(sqrt(total / k)).
 template <class Source>
 __global__ void __launch_bounds__(kNormThreads)
     chunk_square_sums(Source source, size_t k, NormWorkspace ws, float* scale) {
-  __shared__ float tile[2][kNormTile];
+  __shared__ double tile[2][kNormTile];  // squares
   const size_t begin = static_cast<size_t>(blockIdx.x) * kNormChunk;
   const size_t len = k - begin < kNormChunk ? k - begin : kNormChunk;
   const int tiles = static_cast<int>((len + kNormTile - 1) / kNormTile);
@@ -131,7 +147,8 @@ __global__ void __launch_bounds__(kNormThreads)
       const int slot = j + m * kNormLoaders;
       const size_t offset = static_cast<size_t>(t) * kNormTile + static_cast<size_t>(slot);
       // Zero padding is exact: acc is +0, positive, inf or NaN, and acc + 0.0 == acc for those.
-      tile[buffer][slot] = offset < len ? source(begin + offset) : 0.0f;
+      const double v = offset < len ? static_cast<double>(source(begin + offset)) : 0.0;
+      tile[buffer][slot] = __dmul_rn(v, v);
     }
   };
 
@@ -141,12 +158,9 @@ __global__ void __launch_bounds__(kNormThreads)
   for (int t = 0; t < tiles; ++t) {
     if (warp == 0) {
       if (lane < 8) {
-        const float* y = tile[t & 1];
-#pragma unroll 8
-        for (int j = 0; j < kNormTile / 8; ++j) {
-          const double v = static_cast<double>(y[8 * j + lane]);
-          acc = __dadd_rn(acc, __dmul_rn(v, v));
-        }
+        const double* squares = tile[t & 1];
+#pragma unroll 16
+        for (int j = 0; j < kNormTile / 8; ++j) acc = __dadd_rn(acc, squares[8 * j + lane]);
       }
     } else if (t + 1 < tiles) {
       load_tile(t + 1, (t + 1) & 1);

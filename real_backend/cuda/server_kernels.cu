@@ -59,12 +59,13 @@ __global__ void binary_server(const uint8_t* received, int n, size_t payload, si
   store8<kVec>(error, chunk, i0, err);
 }
 
-// out[i] for i < out_len from message i / chunk; kSign: scale = the message's first 4 bytes.
+// out[i] for i < out_len from message i / chunk, one thread per 4 elements (chunk is a multiple
+// of 8, so they share a message byte); kSign: scale = the message's first 4 bytes.
 template <bool kSign, bool kVec>
 __global__ void decode_messages_kernel(const uint8_t* messages, size_t chunk, size_t message_bytes,
                                        float* out, size_t out_len) {
   const size_t q = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const size_t i0 = 8 * q;
+  const size_t i0 = 4 * q;
   if (i0 >= out_len) return;
   const size_t j = i0 / chunk, local = i0 - j * chunk;
   const uint8_t* message = messages + j * message_bytes;
@@ -72,10 +73,11 @@ __global__ void decode_messages_kernel(const uint8_t* messages, size_t chunk, si
   if constexpr (kSign)
     s = __float_as_uint(load_unaligned_float(reinterpret_cast<const std::byte*>(message)));
   const uint32_t byte = message[(kSign ? sizeof(float) : 0) + local / 8];
-  float v[8];
+  const uint32_t nibble = byte >> (local & 4u);
+  float v[4];
 #pragma unroll
-  for (int r = 0; r < 8; ++r) v[r] = signed_scale(s, (byte >> r) & 1u);
-  store8<kVec>(out, out_len, i0, v);
+  for (int r = 0; r < 4; ++r) v[r] = signed_scale(s, (nibble >> r) & 1u);
+  store4<kVec>(out, out_len, i0, v);
 }
 
 __global__ void divide_kernel(const float* in, float divisor, size_t k, float* out) {
@@ -149,7 +151,7 @@ void decode_messages(GpuContext& gpu, Codec codec, const std::byte* messages, si
   const cudaStream_t stream = stream_of(gpu);
   const auto* in = reinterpret_cast<const uint8_t*>(messages);
   const size_t bytes = message_bytes(codec, chunk);
-  const unsigned blocks = blocks_for(payload_bytes(out_len));
+  const unsigned blocks = blocks_for((out_len + 3) / 4);
   const bool vec = aligned16(out);
   if (codec == Codec::kSign) {
     if (vec) {

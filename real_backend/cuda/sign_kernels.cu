@@ -27,19 +27,20 @@ struct CompensatedSource {
   }
 };
 
-// out[8q + r] = +-scale; kVec: out is 16-byte aligned.
+// out[4q + r] = +-scale, one thread per 4 elements (half a payload byte); kVec: out is 16-byte
+// aligned.
 template <bool kVec>
 __global__ void sign_decode_kernel(const uint8_t* payload, const float* scale, size_t k,
                                    float* out) {
   const size_t q = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const size_t i0 = 8 * q;
+  const size_t i0 = 4 * q;
   if (i0 >= k) return;
   const uint32_t s = __float_as_uint(*scale);
-  const uint32_t byte = payload[q];
-  float v[8];
+  const uint32_t nibble = static_cast<uint32_t>(payload[q >> 1]) >> (4 * (q & 1));
+  float v[4];
 #pragma unroll
-  for (int r = 0; r < 8; ++r) v[r] = signed_scale(s, (byte >> r) & 1u);
-  store8<kVec>(out, k, i0, v);
+  for (int r = 0; r < 4; ++r) v[r] = signed_scale(s, (nibble >> r) & 1u);
+  store4<kVec>(out, k, i0, v);
 }
 
 template <SignMode kMode>
@@ -88,7 +89,7 @@ void sign_decode(GpuContext& gpu, const std::byte* payload, const float* scale, 
   using namespace detail;
   const cudaStream_t stream = stream_of(gpu);
   const auto bytes = reinterpret_cast<const uint8_t*>(payload);
-  const unsigned blocks = blocks_for(payload_bytes(k));
+  const unsigned blocks = blocks_for((k + 3) / 4);
   if (aligned16(out)) {
     sign_decode_kernel<true><<<blocks, kThreads, 0, stream>>>(bytes, scale, k, out);
   } else {
