@@ -127,7 +127,8 @@ inline NormWorkspace norm_workspace(void* base) {
 
 // One block per chunk of kNormChunk elements of y, where y_i = source(i) (source may also store
 // y_i somewhere; it is called exactly once per i < k). Loader warps stage tiles of the exact
-// squares double(y_i)^2 in shared memory (double-buffered) while lanes 0..7 of warp 0 run the 8
+// squares double(y_i)^2 in shared memory (double-buffered, the next tile's y prefetched into
+// registers) while lanes 0..7 of warp 0 run the 8
 // sequential lane sums, one dependent addition per element and nothing else on that critical
 // path; the last block to finish adds the chunk sums in order and writes
 // *scale = float(sqrt(total / k)).
@@ -140,19 +141,32 @@ __global__ void __launch_bounds__(kNormThreads)
   const int tiles = static_cast<int>((len + kNormTile - 1) / kNormTile);
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
 
-  const auto load_tile = [&](int t, int buffer) {
-    const int j = static_cast<int>(threadIdx.x) - 32;
+  // Loader threads fetch the y of tile t + 2 into registers while they stage the squares of
+  // tile t + 1 and warp 0 sums tile t, so global-memory latency hides behind two tiles of sums.
+  constexpr int kPerLoader = kNormTile / kNormLoaders;
+  const int j = static_cast<int>(threadIdx.x) - 32;
+  float next[kPerLoader];
+  const auto fetch = [&](int t) {
 #pragma unroll
-    for (int m = 0; m < kNormTile / kNormLoaders; ++m) {
-      const int slot = j + m * kNormLoaders;
-      const size_t offset = static_cast<size_t>(t) * kNormTile + static_cast<size_t>(slot);
+    for (int m = 0; m < kPerLoader; ++m) {
+      const size_t offset = static_cast<size_t>(t) * kNormTile + static_cast<size_t>(j + m * kNormLoaders);
       // Zero padding is exact: acc is +0, positive, inf or NaN, and acc + 0.0 == acc for those.
-      const double v = offset < len ? static_cast<double>(source(begin + offset)) : 0.0;
-      tile[buffer][slot] = __dmul_rn(v, v);
+      next[m] = offset < len ? source(begin + offset) : 0.0f;
+    }
+  };
+  const auto stage = [&](int buffer) {
+#pragma unroll
+    for (int m = 0; m < kPerLoader; ++m) {
+      const double v = static_cast<double>(next[m]);
+      tile[buffer][j + m * kNormLoaders] = __dmul_rn(v, v);
     }
   };
 
-  if (warp > 0) load_tile(0, 0);
+  if (warp > 0) {
+    fetch(0);
+    stage(0);
+    if (tiles > 1) fetch(1);
+  }
   __syncthreads();
   double acc = 0.0;
   for (int t = 0; t < tiles; ++t) {
@@ -160,10 +174,11 @@ __global__ void __launch_bounds__(kNormThreads)
       if (lane < 8) {
         const double* squares = tile[t & 1];
 #pragma unroll 16
-        for (int j = 0; j < kNormTile / 8; ++j) acc = __dadd_rn(acc, squares[8 * j + lane]);
+        for (int i = 0; i < kNormTile / 8; ++i) acc = __dadd_rn(acc, squares[8 * i + lane]);
       }
     } else if (t + 1 < tiles) {
-      load_tile(t + 1, (t + 1) & 1);
+      stage((t + 1) & 1);
+      if (t + 2 < tiles) fetch(t + 2);
     }
     __syncthreads();
   }
