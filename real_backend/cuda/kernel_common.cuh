@@ -128,10 +128,9 @@ inline NormWorkspace norm_workspace(void* base) {
 // One block per chunk of kNormChunk elements of y, where y_i = source(i) (source may also store
 // y_i somewhere; it is called exactly once per i < k). Loader warps stage tiles of the exact
 // squares double(y_i)^2 in shared memory (double-buffered, the next tile's y prefetched into
-// registers) while lanes 0..7 of warp 0 run the 8
-// sequential lane sums, one dependent addition per element and nothing else on that critical
-// path; the last block to finish adds the chunk sums in order and writes
-// *scale = float(sqrt(total / k)).
+// registers) while lanes 0..7 of warp 0 run the 8 sequential lane sums, one dependent addition
+// per element and nothing else on that critical path; the last block to finish adds the chunk
+// sums in order and writes *scale = float(sqrt(total / k)).
 template <class Source>
 __global__ void __launch_bounds__(kNormThreads)
     chunk_square_sums(Source source, size_t k, NormWorkspace ws, float* scale) {
@@ -149,7 +148,8 @@ __global__ void __launch_bounds__(kNormThreads)
   const auto fetch = [&](int t) {
 #pragma unroll
     for (int m = 0; m < kPerLoader; ++m) {
-      const size_t offset = static_cast<size_t>(t) * kNormTile + static_cast<size_t>(j + m * kNormLoaders);
+      const size_t offset =
+          static_cast<size_t>(t) * kNormTile + static_cast<size_t>(j + m * kNormLoaders);
       // Zero padding is exact: acc is +0, positive, inf or NaN, and acc + 0.0 == acc for those.
       next[m] = offset < len ? source(begin + offset) : 0.0f;
     }
