@@ -6,8 +6,9 @@
 //
 // Contract for implementations:
 // - Messages on one (src, dst, channel) are delivered in order.
-// - send() may return before the receiver calls recv(), or wait for it; sendrecv()
-//   must never deadlock when every rank of a ring calls it at once.
+// - send() returns without waiting for the receiver's recv() (it buffers, or
+//   keeps receiving while it waits), so no order of sends and receives that a
+//   ring issues can deadlock; sendrecv() likewise, when every rank calls it at once.
 // - recv() requires the message size to equal the buffer size exactly and throws
 //   CommError otherwise, or when the peer failed or a timeout passed.
 // - One Transport is used by one thread at a time (its rank's).
@@ -35,6 +36,12 @@ class Transport {
   virtual void recv(int src, Channel channel, std::span<std::byte> data) = 0;
   virtual void sendrecv(int dst, Channel send_channel, std::span<const std::byte> send_data,
                         int src, Channel recv_channel, std::span<std::byte> recv_data) = 0;
+
+  // Ring collectives cut their blocks into messages of at most this many bytes
+  // and send one piece ahead of the one they receive (core/comm/collectives/
+  // ring_shift.h), overlapping their per-piece work with the wire. 0: whole
+  // blocks. Must be equal on every rank.
+  virtual size_t pipeline_bytes() const { return 0; }
 
   // Seconds since the world started: wall time on real backends, simulated time in sim/.
   virtual double now() const = 0;

@@ -44,6 +44,9 @@ TcpOptions tcp_options_from_env(TcpOptions o) {
   if (const char* v = env("COMPOPT_TCP_TIMEOUT_S")) {
     o.op_timeout_s = static_cast<double>(parse_long("COMPOPT_TCP_TIMEOUT_S", v, 1, 86400));
   }
+  if (const char* v = env("COMPOPT_TCP_PIPELINE_BYTES")) {
+    o.pipeline_bytes = static_cast<uint64_t>(parse_long("COMPOPT_TCP_PIPELINE_BYTES", v, 0, 1L << 30));
+  }
   return o;
 }
 
@@ -70,6 +73,10 @@ void validate(const TcpOptions& o) {
   for (double t :
        {o.connect_timeout_s, o.op_timeout_s, o.peer_silence_timeout_s, o.heartbeat_interval_s}) {
     if (!(t > 0)) throw InvalidArgument(fmt::format("tcp: timeout {} s, expected > 0", t));
+  }
+  if (o.pipeline_bytes > o.max_message_bytes) {
+    throw InvalidArgument(fmt::format("tcp: pipeline of {} bytes, expected at most the {} byte message limit",
+                                      o.pipeline_bytes, o.max_message_bytes));
   }
   if (o.heartbeat_interval_s * 2 >= o.peer_silence_timeout_s) {
     throw InvalidArgument(

@@ -6,7 +6,7 @@
 //
 // tcp_options_from_env() reads RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
 // COMPOPT_JOB_TOKEN, and optionally COMPOPT_LISTEN_ADDR, COMPOPT_ADVERTISE_ADDR,
-// COMPOPT_NODE_NAME, COMPOPT_TCP_TIMEOUT_S. Every value can also be set in code.
+// COMPOPT_NODE_NAME, COMPOPT_TCP_TIMEOUT_S, COMPOPT_TCP_PIPELINE_BYTES. Every value can also be set in code.
 
 #include <cstdint>
 #include <string>
@@ -30,6 +30,9 @@ struct TcpOptions {
   double heartbeat_interval_s = 1.0;
   double linger_s = 10.0;  // close(): wait this long for every peer's goodbye
   uint64_t max_message_bytes = uint64_t{16} << 30;  // larger data frames are refused as corrupt
+  // Ring collectives send blocks in pieces of this size, one piece ahead (Transport::
+  // pipeline_bytes); 0 sends whole blocks. Must be equal on every rank.
+  uint64_t pipeline_bytes = uint64_t{1} << 20;
   bool quiet = false;                               // do not log refused connections to stderr
 };
 

@@ -40,6 +40,7 @@ class TcpTransport final : public Transport {
   void sendrecv(int dst, Channel send_channel, std::span<const std::byte> send_data, int src,
                 Channel recv_channel, std::span<std::byte> recv_data) override;
 
+  size_t pipeline_bytes() const override { return options_.pipeline_bytes; }
   double now() const override;
   void advance(double /*seconds*/) override {}
 

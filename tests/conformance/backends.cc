@@ -90,8 +90,10 @@ const std::vector<Backend>& conformance_backends() {
 #ifdef COMPOPT_HAVE_TCP
       {"tcp",
        [](int ranks, int ranks_per_node, const std::function<void(Communicator&)>& fn) {
-         // Each rank a thread with its own TcpTransport over loopback sockets.
+         // Each rank a thread with its own TcpTransport over loopback sockets. Pieces of
+         // 20 bytes: the suite's element counts exercise the pipelined ring (ring_shift.h).
          tcp::TcpOptions options;
+         options.pipeline_bytes = 20;
          options.op_timeout_s = 20.0;
          options.connect_timeout_s = 20.0;
          options.linger_s = 5.0;

@@ -104,7 +104,8 @@ namespace {
 
 class LocalTransport final : public Transport {
  public:
-  LocalTransport(LocalWorld::Impl& world, int rank, int size) : world_(world), rank_(rank), size_(size) {}
+  LocalTransport(LocalWorld::Impl& world, int rank, int size, size_t pipeline_bytes)
+      : world_(world), rank_(rank), size_(size), pipeline_bytes_(pipeline_bytes) {}
 
   int world_rank() const override { return rank_; }
   int world_size() const override { return size_; }
@@ -121,6 +122,7 @@ class LocalTransport final : public Transport {
     send(dst, send_channel, send_data);
     recv(src, recv_channel, recv_data);
   }
+  size_t pipeline_bytes() const override { return pipeline_bytes_; }
   double now() const override { return world_.now(); }
   void advance(double /*seconds*/) override {}
 
@@ -128,6 +130,7 @@ class LocalTransport final : public Transport {
   LocalWorld::Impl& world_;
   int rank_;
   int size_;
+  size_t pipeline_bytes_;
 };
 
 }  // namespace
@@ -156,7 +159,7 @@ void LocalWorld::run(const std::function<void(Communicator&)>& fn) {
   for (int r = 0; r < options_.ranks; ++r) {
     threads.emplace_back([this, r, &fn, &errors] {
       try {
-        LocalTransport transport(*impl_, r, options_.ranks);
+        LocalTransport transport(*impl_, r, options_.ranks, options_.pipeline_bytes);
         Communicator comm(transport);
         fn(comm);
         impl_->mark_finished(r);

@@ -20,6 +20,7 @@ struct LocalWorldOptions {
   int ranks = 1;
   int ranks_per_node = 0;  // 0: all ranks on one node; else node = rank / ranks_per_node
   double recv_timeout_s = 120.0;
+  size_t pipeline_bytes = 0;  // Transport::pipeline_bytes() of every rank (0: whole blocks)
 };
 
 class LocalWorld {
