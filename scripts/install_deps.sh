@@ -8,7 +8,7 @@ packages=(
   libeigen3-dev libsimgrid-dev
   libcli11-dev libtomlplusplus-dev libfmt-dev zlib1g-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libboost-dev openmpi-bin libopenmpi-dev
+  libboost-dev libisal-dev openmpi-bin libopenmpi-dev
   dataset-fashion-mnist
   python3 python3-matplotlib python3-pytest
 )

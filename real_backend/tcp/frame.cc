@@ -1,7 +1,11 @@
 #include "real_backend/tcp/frame.h"
 
 #include <fmt/format.h>
+#ifdef COMPOPT_HAVE_ISAL
+#include <isa-l/crc.h>
+#else
 #include <zlib.h>
+#endif
 
 #include <cstring>
 
@@ -23,6 +27,11 @@ uint64_t get(const std::byte* in, int bytes) {
 }  // namespace
 
 uint32_t crc32_of(std::span<const std::byte> data, uint32_t crc) {
+  if (data.empty()) return crc;
+#ifdef COMPOPT_HAVE_ISAL
+  // ISA-L's carry-less-multiply CRC-32: the same polynomial and values as zlib's, ~4x faster.
+  return crc32_gzip_refl(crc, reinterpret_cast<const unsigned char*>(data.data()), data.size());
+#else
   // zlib takes uInt lengths: feed large buffers in 1 GiB pieces.
   constexpr size_t kPiece = size_t{1} << 30;
   uLong value = crc;
@@ -31,6 +40,7 @@ uint32_t crc32_of(std::span<const std::byte> data, uint32_t crc) {
     value = ::crc32(value, reinterpret_cast<const Bytef*>(data.data() + off), static_cast<uInt>(n));
   }
   return static_cast<uint32_t>(value);
+#endif
 }
 
 HeaderBytes encode_header(const FrameHeader& header) {

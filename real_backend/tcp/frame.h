@@ -44,6 +44,7 @@ struct FrameHeader {
 
 using HeaderBytes = std::array<std::byte, kHeaderBytes>;
 
+// CRC-32 (IEEE, reflected: the values of zlib's crc32), continued from `crc`.
 uint32_t crc32_of(std::span<const std::byte> data, uint32_t crc = 0);
 
 HeaderBytes encode_header(const FrameHeader& header);

@@ -70,6 +70,8 @@ expect "comm-bench ranks too many" "--ranks 100000" "${B[@]}" --ranks 100000
 expect "comm-bench link-gbps" "--link-gbps -1" "${B[@]}" --backend sim --link-gbps -1
 expect "comm-bench link-gbps nan" "--link-gbps nan" "${B[@]}" --backend sim --link-gbps nan
 expect "comm-bench latency" "--latency-us -5" "${B[@]}" --backend sim --latency-us -5
+expect "comm-bench link efficiency 0" "--link-efficiency 0" "${B[@]}" --backend sim --link-efficiency 0
+expect "comm-bench link efficiency above 1" "--link-efficiency 1.5" "${B[@]}" --backend sim --link-efficiency 1.5
 expect "comm-bench size 0" "--sizes 0" "${B[@]}" --sizes 0
 expect "comm-bench size too big" "--sizes 5000" "${B[@]}" --sizes 5000
 expect "comm-bench size not a number" "--sizes" "${B[@]}" --sizes abc
