@@ -5,15 +5,29 @@
 # joined to a bridge in a "switch" namespace by a veth pair whose two ends are
 # shaped with tbf to the link rate (full duplex, like one switch port per node).
 # `compopt comm-bench --backend tcp` runs on the ranks inside the namespaces;
-# `compopt comm-bench --backend sim` runs the same star topology in SimGrid.
+# `compopt comm-bench --backend sim` runs the same star topology in SimGrid, with
+# the links' payload fraction 1448/1514 (TCP/IPv4 in 1500-byte Ethernet frames, the
+# bytes tbf counts; docs/calibration.md). The simulator charges the wire only; for
+# the compressed variants, whose compression work does not overlap the wire, the
+# script also times that work alone on this host (`--backend local`, same ranks,
+# no network) and adds it to the simulated wire time as source "sim+local".
 # Everything is merged into OUT/validation.csv and drawn by netns_validation_plot.py.
+#
+# Added latency (the kernel may lack netem): for each D > 0 in DELAYS_US the ranks'
+# namespaces are joined instead by compopt_delay_switch (built next to COMPOPT), a
+# userspace switch over TAP devices that delays every frame by D µs one way and
+# sends out of each port at the link rate; tbf on each rank's TAP shapes the rank's
+# own output. The simulator then runs with --latency-us SIM_LATENCY_US + D. D = 0
+# in the list means the veth + bridge runs above; empty DELAYS_US is "0".
 #
 # Usage: experiments/netns_validation.sh COMPOPT_BINARY OUT_DIR
 # Env:   RANKS="4 8"  RATES="100 1000" (Mbit/s)  SIZES=1,4,16,64 (MB)  ITERS=3
 #        SIM_LATENCY_US=30  VARIANTS=allreduce-fp32,compressed-sign
 #        TBF_BURST (default: 4 ms at the link rate, at least 64kb)  TBF_LATENCY=50ms
-# Only addresses inside the namespaces it creates (10.77.0.0/24) are used; all
-# namespaces are deleted on exit.
+#        DELAYS_US="0 1000 5000" (one-way µs; default empty = "0")
+#        NETNS_PREFIX=cptv  SUBNET=10.77.0 (to run beside another copy of this script)
+# Only addresses inside the namespaces it creates (SUBNET.0/24) are used; all
+# namespaces it made (NETNS_PREFIX_*) are deleted, and the delay switch stopped, on exit.
 set -euo pipefail
 
 COMPOPT=$(readlink -f "${1:?usage: $0 COMPOPT_BINARY OUT_DIR}")
@@ -23,88 +37,203 @@ RATES=${RATES:-"100 1000"}
 SIZES=${SIZES:-1,4,16,64}
 ITERS=${ITERS:-3}
 SIM_LATENCY_US=${SIM_LATENCY_US:-30}
+MTU=1500  # veth and TAP default; payload fraction of a full TCP segment's frame:
+LINK_EFFICIENCY=$(awk "BEGIN { printf \"%.6f\", ($MTU - 52) / ($MTU + 14) }")
 VARIANTS=${VARIANTS:-allreduce-fp32,compressed-sign}
-P=cptv  # prefix of every namespace and link made here
+DELAYS_US=${DELAYS_US:-0}
+DELAYS_US=${DELAYS_US//,/ }
+P=${NETNS_PREFIX:-cptv}  # prefix of every namespace and link made here
+NET=${SUBNET:-10.77.0}   # rank i has address NET.(i+1)/24
 SW=${P}_sw
+SWITCH=$(dirname "$COMPOPT")/compopt_delay_switch
+SWITCH_PID=
+RANK_PIDS=()  # ranks of the tcp run in progress
+RANK0_DEV=  # rank 0's interface inside its namespace, set by setup_*
+
+for d in $DELAYS_US; do
+  if ! [[ $d =~ ^[0-9]+$ ]]; then
+    echo "$0: DELAYS_US: '$d' is not a whole number of microseconds (expected e.g. DELAYS_US=\"0 1000 5000\")" >&2
+    exit 2
+  fi
+  if ((d > 0)) && [[ ! -x $SWITCH ]]; then
+    echo "$0: DELAYS_US=$d needs the delay switch at $SWITCH, next to $COMPOPT; build it with" \
+      "cmake --build BUILD_DIR --target compopt_delay_switch" >&2
+    exit 1
+  fi
+done
 
 teardown() {
+  if ((${#RANK_PIDS[@]} > 0)); then  # interrupted during a tcp run
+    kill -TERM "${RANK_PIDS[@]}" 2>/dev/null || true
+    wait "${RANK_PIDS[@]}" 2>/dev/null || true
+    RANK_PIDS=()
+  fi
+  if [[ -n $SWITCH_PID ]]; then
+    kill -TERM "$SWITCH_PID" 2>/dev/null || true
+    wait "$SWITCH_PID" || true  # it prints its counters into its log on the way out
+    SWITCH_PID=
+  fi
   for ns in $(ip netns list | awk '{print $1}' | grep "^${P}_" || true); do ip netns del "$ns"; done
 }
 trap teardown EXIT
+trap 'exit 130' INT  # so that teardown runs
+trap 'exit 143' TERM
 
-# setup N RATE_MBIT
-setup() {
+# shape NAMESPACE DEV RATE_MBIT: tbf on DEV's output. A small burst keeps short messages shaped too.
+shape() {
+  local ns=$1 dev=$2 rate=$3
+  local burst=${TBF_BURST:-$(awk "BEGIN { b = $rate * 1000000 / 8 * 0.004; print (b < 65536 ? 65536 : b) }")}
+  tc -n "$ns" qdisc add dev "$dev" root tbf rate "${rate}mbit" burst "$burst" latency "${TBF_LATENCY:-50ms}"
+}
+
+# add_rank_namespace I: namespace ${P}_r$I, lo up, TCP set for ring steps.
+add_rank_namespace() {
+  local ns=${P}_r$1
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  # Ring steps pause between messages: keep the congestion window across them.
+  ip netns exec "$ns" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
+}
+
+# setup_bridge N RATE_MBIT: veth pairs to a bridge, both ends shaped.
+setup_bridge() {
   local n=$1 rate=$2
   teardown
+  RANK0_DEV=${P}0a
   ip netns add "$SW"
   ip -n "$SW" link add br0 type bridge
   ip -n "$SW" link set br0 up
   for ((i = 0; i < n; i++)); do
     local ns=${P}_r$i
-    ip netns add "$ns"
+    add_rank_namespace "$i"
     ip link add "${P}${i}a" type veth peer name "${P}${i}b"
     ip link set "${P}${i}a" netns "$ns"
     ip link set "${P}${i}b" netns "$SW"
     ip -n "$SW" link set "${P}${i}b" master br0
     ip -n "$SW" link set "${P}${i}b" up
-    ip -n "$ns" addr add "10.77.0.$((i + 1))/24" dev "${P}${i}a"
+    ip -n "$ns" addr add "$NET.$((i + 1))/24" dev "${P}${i}a"
     ip -n "$ns" link set "${P}${i}a" up
-    ip -n "$ns" link set lo up
-    # Ring steps pause between messages: keep the congestion window across them.
-    ip netns exec "$ns" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
-    # Both directions at the link rate. A small burst keeps short messages shaped too.
-    local burst=${TBF_BURST:-$(awk "BEGIN { b = $rate * 1000000 / 8 * 0.004; print (b < 65536 ? 65536 : b) }")}
-    tc -n "$ns" qdisc add dev "${P}${i}a" root tbf rate "${rate}mbit" burst "$burst" latency "${TBF_LATENCY:-50ms}"
-    tc -n "$SW" qdisc add dev "${P}${i}b" root tbf rate "${rate}mbit" burst "$burst" latency "${TBF_LATENCY:-50ms}"
+    # Both directions at the link rate.
+    shape "$ns" "${P}${i}a" "$rate"
+    shape "$SW" "${P}${i}b" "$rate"
   done
 }
 
-# run_tcp N RATE
+# setup_delay_switch N RATE_MBIT DELAY_US LOG: TAP ports of compopt_delay_switch (running in
+# ${P}_sw, its counters go to LOG), each moved into its rank's namespace: the switch keeps
+# the TAP's file open, so frames keep flowing. Rank -> switch is shaped by tbf on the TAP,
+# switch -> rank by the switch's own per-port serialization.
+setup_delay_switch() {
+  local n=$1 rate=$2 delay=$3 log=$4
+  teardown
+  RANK0_DEV=${P}t0
+  ip netns add "$SW"
+  ip netns exec "$SW" "$SWITCH" --ports "$n" --prefix "${P}t" --delay-us "$delay" --rate-mbit "$rate" \
+    >"$log.ready" 2>"$log" &
+  SWITCH_PID=$!  # `ip netns exec` execs the switch itself
+  local tries=0
+  until grep -qx ready "$log.ready" 2>/dev/null; do
+    if ! kill -0 "$SWITCH_PID" 2>/dev/null || ((++tries > 250)); then
+      echo "compopt_delay_switch did not start (log: $log)" >&2
+      cat "$log" >&2
+      return 1
+    fi
+    sleep 0.02
+  done
+  rm -f "$log.ready"
+  for ((i = 0; i < n; i++)); do
+    local ns=${P}_r$i dev=${P}t$i
+    add_rank_namespace "$i"
+    ip -n "$SW" link set "$dev" netns "$ns"
+    ip -n "$ns" addr add "$NET.$((i + 1))/24" dev "$dev"
+    ip -n "$ns" link set "$dev" up
+    shape "$ns" "$dev" "$rate"
+  done
+}
+
+# run_tcp N DIR
 run_tcp() {
-  local n=$1 rate=$2 token pids=() rc=0
+  local n=$1 dir=$2 token rc=0
   token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-  local dir="$OUT/tcp_n${n}_${rate}mbit"
   mkdir -p "$dir"
   for ((i = 0; i < n; i++)); do
-    ip netns exec "${P}_r$i" env RANK=$i WORLD_SIZE=$n MASTER_ADDR=10.77.0.1 MASTER_PORT=29511 \
-      COMPOPT_LISTEN_ADDR=10.77.0.$((i + 1)) COMPOPT_NODE_NAME=node$i COMPOPT_JOB_TOKEN="$token" \
+    ip netns exec "${P}_r$i" env RANK=$i WORLD_SIZE="$n" MASTER_ADDR="$NET.1" MASTER_PORT=29511 \
+      COMPOPT_LISTEN_ADDR="$NET.$((i + 1))" COMPOPT_NODE_NAME=node$i COMPOPT_JOB_TOKEN="$token" \
       "$COMPOPT" comm-bench --backend tcp --sizes "$SIZES" --variants "$VARIANTS" --iters "$ITERS" \
       --warmup 1 --out "$dir" >"$dir/rank$i.log" 2>&1 &
-    pids+=($!)
+    RANK_PIDS+=($!)
   done
-  for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+  for pid in "${RANK_PIDS[@]}"; do wait "$pid" || rc=1; done
+  RANK_PIDS=()
   if ((rc != 0)); then
-    echo "tcp run n=$n rate=${rate}mbit failed; logs in $dir" >&2
+    echo "tcp run n=$n failed; logs in $dir" >&2
     tail -n 5 "$dir"/rank*.log >&2
     return 1
   fi
 }
 
 echo "machine load before: $(uptime)" | tee "$OUT/load.txt"
-for n in $RANKS; do
-  for rate in $RATES; do
-    echo "== $n ranks, ${rate} Mbit/s"
-    setup "$n" "$rate"
-    run_tcp "$n" "$rate"
-    tc -s -n "${P}_r0" qdisc show dev "${P}0a" | sed "s/^/[tc r0 egress n=$n ${rate}mbit] /" >>"$OUT/tc_stats.txt"
-    teardown
-    "$COMPOPT" comm-bench --backend sim --ranks "$n" --link-gbps "$(awk "BEGIN { print $rate / 1000 }")" \
-      --latency-us "$SIM_LATENCY_US" --sizes "$SIZES" --variants "$VARIANTS" --iters 1 --warmup 0 \
-      --out "$OUT/sim_n${n}_${rate}mbit" >/dev/null
-    echo "machine load after $n ranks ${rate} Mbit/s: $(uptime)" | tee -a "$OUT/load.txt"
+# Compression work alone, per world size: the compressed variants on the local backend.
+COMPRESSED_VARIANTS=$(tr ',' '\n' <<<"$VARIANTS" | grep '^compressed' | paste -sd, || true)
+if [[ -n $COMPRESSED_VARIANTS ]]; then
+  for n in $RANKS; do
+    "$COMPOPT" comm-bench --backend local --ranks "$n" --sizes "$SIZES" --variants "$COMPRESSED_VARIANTS" \
+      --iters "$ITERS" --warmup 1 --out "$OUT/local_n${n}_0mbit" >/dev/null
+  done
+  echo "machine load after the local runs: $(uptime)" | tee -a "$OUT/load.txt"
+fi
+for delay in $DELAYS_US; do
+  for n in $RANKS; do
+    for rate in $RATES; do
+      # Result directories: {tcp,sim}_n<N>_<R>mbit, with _delay<D>us appended when D > 0.
+      config="n${n}_${rate}mbit" label="$n ranks, ${rate} Mbit/s" tc_tag="n=$n ${rate}mbit"
+      if ((delay > 0)); then
+        config+="_delay${delay}us" label+=", +${delay} us one way" tc_tag+=" +${delay}us"
+      fi
+      echo "== $label"
+      if ((delay > 0)); then
+        mkdir -p "$OUT/tcp_$config"
+        setup_delay_switch "$n" "$rate" "$delay" "$OUT/tcp_$config/switch.log"
+      else
+        setup_bridge "$n" "$rate"
+      fi
+      run_tcp "$n" "$OUT/tcp_$config"
+      tc -s -n "${P}_r0" qdisc show dev "$RANK0_DEV" | sed "s/^/[tc r0 egress $tc_tag] /" >>"$OUT/tc_stats.txt"
+      teardown
+      "$COMPOPT" comm-bench --backend sim --ranks "$n" --link-gbps "$(awk "BEGIN { print $rate / 1000 }")" \
+        --latency-us "$((SIM_LATENCY_US + delay))" --link-efficiency "$LINK_EFFICIENCY" --sizes "$SIZES" --variants "$VARIANTS" --iters 1 --warmup 0 \
+        --out "$OUT/sim_$config" >/dev/null
+      echo "machine load after $label: $(uptime)" | tee -a "$OUT/load.txt"
+    done
   done
 done
 
-# One CSV: source (tcp/sim), link rate, then comm-bench's columns.
+# One CSV: source (tcp, sim, local, sim+local), link rate (0 for local), comm-bench's columns,
+# then the added one-way latency.
 {
-  echo "source,link_mbit,backend,ranks,variant,bytes,seconds,algbw_gbps,busbw_gbps,wire_bytes_per_rank"
-  for f in "$OUT"/tcp_n*/comm_bench.csv "$OUT"/sim_n*/comm_bench.csv; do
+  echo "source,link_mbit,backend,ranks,variant,bytes,seconds,algbw_gbps,busbw_gbps,wire_bytes_per_rank,added_latency_us"
+  for f in "$OUT"/tcp_n*/comm_bench.csv "$OUT"/sim_n*/comm_bench.csv "$OUT"/local_n*/comm_bench.csv; do
+    [[ -f $f ]] || continue
     d=$(basename "$(dirname "$f")")
-    src=${d%%_*}
-    rate=${d##*_}
-    tail -n +2 "$f" | sed "s/^/${src},${rate%mbit},/"
+    if ! [[ $d =~ ^([a-z]+)_n[0-9]+_([0-9.]+)mbit(_delay([0-9]+)us)?$ ]]; then
+      echo "skipping $f: directory name not {tcp,sim}_n<N>_<R>mbit[_delay<D>us]" >&2
+      continue
+    fi
+    src=${BASH_REMATCH[1]} rate=${BASH_REMATCH[2]} delay=${BASH_REMATCH[4]:-0}
+    tail -n +2 "$f" | sed "s/^/${src},${rate},/; s/\$/,${delay}/"
   done
-} >"$OUT/validation.csv.tmp" && mv "$OUT/validation.csv.tmp" "$OUT/validation.csv"
+} >"$OUT/validation.csv.tmp"
+# sim+local: simulated wire time plus the same call's compression work alone (local rows).
+awk -F, -v OFS=, '
+  NR == FNR { if ($1 == "local") work[$4 "," $5 "," $6] = $7; next }
+  { print }
+  $1 == "sim" && (($4 "," $5 "," $6) in work) {
+    t = $7 + work[$4 "," $5 "," $6]; n = $4; algbw = $6 / t / 1e9
+    print "sim+local", $2, $3, $4, $5, $6, sprintf("%e", t), sprintf("%.6f", algbw),
+          sprintf("%.6f", n > 1 ? algbw * 2 * (n - 1) / n : 0), $10, $11
+  }' "$OUT/validation.csv.tmp" "$OUT/validation.csv.tmp" >"$OUT/validation.csv.tmp2"
+rm "$OUT/validation.csv.tmp"
+mv "$OUT/validation.csv.tmp2" "$OUT/validation.csv"
 echo "wrote $OUT/validation.csv"
 if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
   /usr/bin/python3 "$(dirname "$(readlink -f "$0")")/netns_validation_plot.py" "$OUT/validation.csv" "$OUT/validation.png"

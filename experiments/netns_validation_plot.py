@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Draws OUT/validation.csv of netns_validation.sh: allreduce time against size,
-real TCP (solid) vs simulator (dashed), one panel per (ranks, link rate)."""
+real TCP (solid) vs simulator (dashed; dotted: simulated wire + compression work
+timed alone), one panel per (ranks, link rate, added one-way latency). The
+compression-only "local" rows are not drawn. CSVs without the added_latency_us
+column count as 0 added."""
 import csv
 import sys
 from collections import defaultdict
@@ -12,25 +15,31 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def main(csv_path: str, png_path: str) -> None:
-    series = defaultdict(list)  # (ranks, link, variant, source) -> [(MB, seconds)]
+    series = defaultdict(list)  # (ranks, link, added latency, variant, source) -> [(MB, seconds)]
     with open(csv_path, newline="") as f:
         for row in csv.DictReader(f):
-            key = (int(row["ranks"]), int(row["link_mbit"]), row["variant"], row["source"])
+            if row["source"] == "local":
+                continue
+            added_us = int(row.get("added_latency_us") or 0)
+            key = (int(row["ranks"]), int(row["link_mbit"]), added_us, row["variant"], row["source"])
             series[key].append((int(row["bytes"]) / 1e6, float(row["seconds"])))
-    panels = sorted({(k[0], k[1]) for k in series})
+    panels = sorted({k[:3] for k in series})
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
-    for ax, (ranks, link) in zip(axes[0], panels):
-        for (r, l, variant, source), points in sorted(series.items()):
-            if (r, l) != (ranks, link):
+    for ax, panel in zip(axes[0], panels):
+        ranks, link, added_us = panel
+        for (r, l, a, variant, source), points in sorted(series.items()):
+            if (r, l, a) != panel:
                 continue
             points.sort()
-            ax.plot([p[0] for p in points], [p[1] for p in points], "-" if source == "tcp" else "--",
-                    marker="o" if source == "tcp" else "x", label=f"{variant} ({source})")
+            style = {"tcp": ("-", "o"), "sim": ("--", "x")}.get(source, (":", "+"))
+            ax.plot([p[0] for p in points], [p[1] for p in points], style[0], marker=style[1],
+                    label=f"{variant} ({source})")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("vector size (MB, fp32)")
         ax.set_ylabel("time per call (s)")
-        ax.set_title(f"{ranks} ranks, {link} Mbit/s links")
+        latency = f", +{added_us / 1000:g} ms one way" if added_us else ""
+        ax.set_title(f"{ranks} ranks, {link} Mbit/s links{latency}")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
