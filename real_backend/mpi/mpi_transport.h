@@ -30,6 +30,9 @@ struct MpiOptions {
   double op_timeout_s = 300.0;
   int ranks_per_node =
       0;  // > 0: node = rank / ranks_per_node; 0: ranks sharing memory share a node
+  // Ring collectives send blocks in pieces of this size, one piece ahead (Transport::
+  // pipeline_bytes); 0 sends whole blocks. Must be equal on every rank.
+  size_t pipeline_bytes = size_t{1} << 20;
 };
 
 class MpiTransport final : public Transport {
@@ -49,6 +52,7 @@ class MpiTransport final : public Transport {
   void sendrecv(int dst, Channel send_channel, std::span<const std::byte> send_data, int src,
                 Channel recv_channel, std::span<std::byte> recv_data) override;
 
+  size_t pipeline_bytes() const override { return options_.pipeline_bytes; }
   double now() const override { return MPI_Wtime() - start_; }
   void advance(double /*seconds*/) override {}
 

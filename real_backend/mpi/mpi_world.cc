@@ -46,6 +46,8 @@ MpiOptions mpi_options_from_env(MpiOptions o) {
       env_long("COMPOPT_MPI_TIMEOUT_S", 1, 86400, static_cast<long>(o.op_timeout_s)));
   o.ranks_per_node =
       static_cast<int>(env_long("COMPOPT_RANKS_PER_NODE", 0, 1 << 20, o.ranks_per_node));
+  o.pipeline_bytes = static_cast<size_t>(env_long("COMPOPT_MPI_PIPELINE_BYTES", 0, 1L << 30,
+                                                  static_cast<long>(o.pipeline_bytes)));
   return o;
 }
 
