@@ -44,7 +44,7 @@ clean:
 #   make test-asan  the ctest suite under ASan + UBSan
 #   make test-tsan  the Local and TCP backend tests under TSan (TSAN_TESTS, a ctest -R regex)
 FUZZ_SECONDS ?= 60
-TSAN_TESTS ?= /local_|/tcp_|ErrorConformance.*/(local|tcp)$$|Tcp|FrameTest|LocalWorld|Ranks/Reference|TrainLoop|launch_|ParallelFor|SignKernels|SignFeedback|RandomKernels
+TSAN_TESTS ?= /local_|/tcp_|ErrorConformance.*/(local|tcp)$$|Tcp|FrameTest|LocalWorld|Ranks/Reference|TrainLoop|launch_|ParallelFor|SignKernels|SignFeedback|RandomKernels|RingPipeline|RingShift
 
 fuzz: deps
 	bash scripts/run_fuzzers.sh --build-dir build-fuzz --seconds $(FUZZ_SECONDS) --jobs $(JOBS)
