@@ -20,20 +20,21 @@ void ring_shift(Communicator& comm, int next, std::span<const std::byte> out, in
   const size_t out_pieces = ring_piece_count(out.size(), piece_bytes);
   const size_t in_pieces = ring_piece_count(in.size(), piece_bytes);
   const size_t step = piece_bytes == 0 ? std::max({out.size(), in.size(), size_t{1}}) : piece_bytes;
-  auto out_piece = [&](size_t k) {
-    const size_t offset = k * step, size = std::min(step, out.size() - offset);
-    if (before_send) before_send(offset, size);
-    return out.subspan(offset, size);
-  };
-  auto in_piece = [&](size_t k) {
+  // Piece k of a range: [k * step, min((k + 1) * step, size)).
+  auto cut = [step](auto range, size_t k) {
     const size_t offset = k * step;
-    return in.subspan(offset, std::min(step, in.size() - offset));
+    return range.subspan(offset, std::min(step, range.size() - offset));
+  };
+  auto out_piece = [&](size_t k) {
+    const auto piece = cut(out, k);
+    if (before_send) before_send(k * step, piece.size());
+    return piece;
   };
   auto finish = [&](size_t k) {
-    if (received) received(k * step, in_piece(k).size());
+    if (received) received(k * step, cut(in, k).size());
   };
   if (out_pieces == 1 && in_pieces == 1) {  // nothing to overlap: one exchange, as unpipelined
-    comm.sendrecv(next, out_piece(0), prev, in_piece(0), tag);
+    comm.sendrecv(next, out_piece(0), prev, cut(in, 0), tag);
     finish(0);
     return;
   }
@@ -41,9 +42,9 @@ void ring_shift(Communicator& comm, int next, std::span<const std::byte> out, in
   comm.send(next, tag, out_piece(sent++));
   for (size_t k = 0; k < in_pieces; ++k) {
     if (sent < out_pieces) {
-      comm.sendrecv(next, out_piece(sent++), prev, in_piece(k), tag);
+      comm.sendrecv(next, out_piece(sent++), prev, cut(in, k), tag);
     } else {
-      comm.recv(prev, tag, in_piece(k));
+      comm.recv(prev, tag, cut(in, k));
     }
     finish(k);
   }
