@@ -4,26 +4,14 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <string_view>
 
+#include "core/util/env.h"
 #include "core/util/error.h"
 
 namespace compopt::mpi {
 namespace {
-
-long env_long(const char* name, long lo, long hi, long fallback) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (*end != '\0' || value < lo || value > hi) {
-    throw InvalidArgument(
-        fmt::format("{}='{}': expected an integer in {}..{}", name, text, lo, hi));
-  }
-  return value;
-}
 
 // SimGrid's library also defines the MPI API (SMPI); if it comes first in the
 // process's symbol lookup order, MPI calls would reach it and abort.
@@ -42,12 +30,13 @@ void check_real_mpi() {
 }  // namespace
 
 MpiOptions mpi_options_from_env(MpiOptions o) {
-  o.op_timeout_s = static_cast<double>(
-      env_long("COMPOPT_MPI_TIMEOUT_S", 1, 86400, static_cast<long>(o.op_timeout_s)));
-  o.ranks_per_node =
-      static_cast<int>(env_long("COMPOPT_RANKS_PER_NODE", 0, 1 << 20, o.ranks_per_node));
-  o.pipeline_bytes = static_cast<size_t>(env_long("COMPOPT_MPI_PIPELINE_BYTES", 0, 1L << 30,
-                                                  static_cast<long>(o.pipeline_bytes)));
+  if (const char* v = env_value("COMPOPT_MPI_TIMEOUT_S"))
+    o.op_timeout_s = static_cast<double>(parse_env_integer("COMPOPT_MPI_TIMEOUT_S", v, 1, 86400));
+  if (const char* v = env_value("COMPOPT_RANKS_PER_NODE"))
+    o.ranks_per_node = static_cast<int>(parse_env_integer("COMPOPT_RANKS_PER_NODE", v, 0, 1 << 20));
+  if (const char* v = env_value("COMPOPT_MPI_PIPELINE_BYTES"))
+    o.pipeline_bytes =
+        static_cast<size_t>(parse_env_integer("COMPOPT_MPI_PIPELINE_BYTES", v, 0, 1L << 30));
   return o;
 }
 

@@ -3,49 +3,31 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <random>
-#include <string_view>
 
+#include "core/util/env.h"
 #include "core/util/error.h"
 
 namespace compopt::tcp {
-namespace {
-
-const char* env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? value : nullptr;
-}
-
-long parse_long(const char* name, const char* text, long lo, long hi) {
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < lo || value > hi) {
-    throw InvalidArgument(
-        fmt::format("{}='{}': expected an integer in {}..{}", name, text, lo, hi));
-  }
-  return value;
-}
-
-}  // namespace
 
 TcpOptions tcp_options_from_env(TcpOptions o) {
-  if (const char* v = env("RANK")) o.rank = static_cast<int>(parse_long("RANK", v, 0, 1 << 20));
-  if (const char* v = env("WORLD_SIZE"))
-    o.world_size = static_cast<int>(parse_long("WORLD_SIZE", v, 1, 1 << 20));
-  if (const char* v = env("MASTER_ADDR")) o.master_addr = v;
-  if (const char* v = env("MASTER_PORT"))
-    o.master_port = static_cast<uint16_t>(parse_long("MASTER_PORT", v, 1, 65535));
-  if (const char* v = env("COMPOPT_JOB_TOKEN")) o.token = v;
-  if (const char* v = env("COMPOPT_LISTEN_ADDR")) o.listen_addr = v;
-  if (const char* v = env("COMPOPT_ADVERTISE_ADDR")) o.advertise_addr = v;
-  if (const char* v = env("COMPOPT_NODE_NAME")) o.node_name = v;
-  if (const char* v = env("COMPOPT_TCP_TIMEOUT_S")) {
-    o.op_timeout_s = static_cast<double>(parse_long("COMPOPT_TCP_TIMEOUT_S", v, 1, 86400));
+  if (const char* v = env_value("RANK"))
+    o.rank = static_cast<int>(parse_env_integer("RANK", v, 0, 1 << 20));
+  if (const char* v = env_value("WORLD_SIZE"))
+    o.world_size = static_cast<int>(parse_env_integer("WORLD_SIZE", v, 1, 1 << 20));
+  if (const char* v = env_value("MASTER_ADDR")) o.master_addr = v;
+  if (const char* v = env_value("MASTER_PORT"))
+    o.master_port = static_cast<uint16_t>(parse_env_integer("MASTER_PORT", v, 1, 65535));
+  if (const char* v = env_value("COMPOPT_JOB_TOKEN")) o.token = v;
+  if (const char* v = env_value("COMPOPT_LISTEN_ADDR")) o.listen_addr = v;
+  if (const char* v = env_value("COMPOPT_ADVERTISE_ADDR")) o.advertise_addr = v;
+  if (const char* v = env_value("COMPOPT_NODE_NAME")) o.node_name = v;
+  if (const char* v = env_value("COMPOPT_TCP_TIMEOUT_S")) {
+    o.op_timeout_s = static_cast<double>(parse_env_integer("COMPOPT_TCP_TIMEOUT_S", v, 1, 86400));
   }
-  if (const char* v = env("COMPOPT_TCP_PIPELINE_BYTES")) {
-    o.pipeline_bytes = static_cast<uint64_t>(parse_long("COMPOPT_TCP_PIPELINE_BYTES", v, 0, 1L << 30));
+  if (const char* v = env_value("COMPOPT_TCP_PIPELINE_BYTES")) {
+    o.pipeline_bytes =
+        static_cast<uint64_t>(parse_env_integer("COMPOPT_TCP_PIPELINE_BYTES", v, 0, 1L << 30));
   }
   return o;
 }
@@ -75,8 +57,9 @@ void validate(const TcpOptions& o) {
     if (!(t > 0)) throw InvalidArgument(fmt::format("tcp: timeout {} s, expected > 0", t));
   }
   if (o.pipeline_bytes > o.max_message_bytes) {
-    throw InvalidArgument(fmt::format("tcp: pipeline of {} bytes, expected at most the {} byte message limit",
-                                      o.pipeline_bytes, o.max_message_bytes));
+    throw InvalidArgument(
+        fmt::format("tcp: pipeline of {} bytes, expected at most the {} byte message limit",
+                    o.pipeline_bytes, o.max_message_bytes));
   }
   if (o.heartbeat_interval_s * 2 >= o.peer_silence_timeout_s) {
     throw InvalidArgument(
