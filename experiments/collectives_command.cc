@@ -38,7 +38,9 @@ struct Options {
 struct Variant {
   std::string name;
   // Reduces x in place to (an estimate of) the mean over ranks.
-  std::function<std::function<void(Communicator&, std::vector<float>&, uint64_t step)>(Communicator&)> make;
+  std::function<std::function<void(Communicator&, std::vector<float>&, uint64_t step)>(
+      Communicator&)>
+      make;
 };
 
 struct Result {
@@ -48,10 +50,12 @@ struct Result {
 };
 
 std::vector<float> gradient_like(const Options& o, int rank, int step) {
-  std::mt19937_64 rng(o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 + static_cast<uint64_t>(step));
+  std::mt19937_64 rng(o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 +
+                      static_cast<uint64_t>(step));
   std::normal_distribution<float> noise(0.0f, 1.0f);
   std::vector<float> x(o.elements);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.001f * static_cast<float>(i)) + 0.5f * noise(rng);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::sin(0.001f * static_cast<float>(i)) + 0.5f * noise(rng);
   return x;
 }
 
@@ -70,29 +74,36 @@ std::vector<Variant> variants() {
       auto compressor = std::shared_ptr<Compressor>(make_compressor(spec));
       auto state = std::make_shared<CompressedAllreduceState>();
       return [compressor, state](Communicator& c, std::vector<float>& x, uint64_t step) {
-        if (state->worker.size() == 0 && !x.empty()) *state = CompressedAllreduceState(x.size(), c.size());
+        if (state->worker.size() == 0 && !x.empty())
+          *state = CompressedAllreduceState(x.size(), c.size());
         compressed_allreduce_mean(c, x, *compressor, *state, RandomKey{.seed = 7, .step = step});
       };
     };
   };
   return {
-      {"allreduce-fp32", [](Communicator&) {
-         return [](Communicator& c, std::vector<float>& x, uint64_t) { c.allreduce(x, ReduceOp::kMean); };
+      {"allreduce-fp32",
+       [](Communicator&) {
+         return [](Communicator& c, std::vector<float>& x, uint64_t) {
+           c.allreduce(x, ReduceOp::kMean);
+         };
        }},
-      {"allreduce-fp16", [](Communicator&) {
+      {"allreduce-fp16",
+       [](Communicator&) {
          return [](Communicator& c, std::vector<float>& x, uint64_t) {
            c.allreduce(x, ReduceOp::kMean, WirePrecision::kFp16);
          };
        }},
       {"compressed-sign", compressed("sign")},
       {"compressed-binary", compressed("binary")},
-      {"hierarchical-sign", [](Communicator& comm) {
+      {"hierarchical-sign",
+       [](Communicator& comm) {
          auto groups = std::make_shared<HierarchicalGroups>(HierarchicalGroups::split(comm));
          auto compressor = std::shared_ptr<Compressor>(make_compressor("sign"));
          auto state = std::make_shared<CompressedAllreduceState>();
          return [groups, compressor, state](Communicator&, std::vector<float>& x, uint64_t step) {
            if (state->worker.size() == 0) *state = hierarchical_state(x.size(), *groups);
-           hierarchical_compressed_allreduce_mean(*groups, x, *compressor, *state, RandomKey{.seed = 7, .step = step});
+           hierarchical_compressed_allreduce_mean(*groups, x, *compressor, *state,
+                                                  RandomKey{.seed = 7, .step = step});
          };
        }},
   };
@@ -100,8 +111,8 @@ std::vector<Variant> variants() {
 
 Result run_variant(const Options& o, const Variant& v) {
   Result result{.name = v.name};
-  std::vector<double> exact_sum(o.elements, 0.0), got_sum(o.elements, 0.0), exact_first(o.elements, 0.0),
-      got_first(o.elements);
+  std::vector<double> exact_sum(o.elements, 0.0), got_sum(o.elements, 0.0),
+      exact_first(o.elements, 0.0), got_first(o.elements);
   std::mutex mutex;
   for (int r = 0; r < o.ranks; ++r) {
     for (int t = 0; t < o.steps; ++t) {
@@ -133,8 +144,11 @@ Result run_variant(const Options& o, const Variant& v) {
       got_sum = local_sum;
       result.seconds_per_call = seconds / o.steps;
     }
-    result.bytes_per_rank = std::max<uint64_t>(result.bytes_per_rank, (tally.bytes - comm.traffic().of("barrier").bytes) / static_cast<uint64_t>(o.steps));
-    result.inter_node_bytes_per_node += (tally.inter_node_bytes - comm.traffic().of("barrier").inter_node_bytes);
+    result.bytes_per_rank = std::max<uint64_t>(
+        result.bytes_per_rank,
+        (tally.bytes - comm.traffic().of("barrier").bytes) / static_cast<uint64_t>(o.steps));
+    result.inter_node_bytes_per_node +=
+        (tally.inter_node_bytes - comm.traffic().of("barrier").inter_node_bytes);
   });
   const int nodes = o.ranks_per_node > 0 ? (o.ranks + o.ranks_per_node - 1) / o.ranks_per_node : 1;
   result.inter_node_bytes_per_node /= static_cast<uint64_t>(o.steps) * static_cast<uint64_t>(nodes);
@@ -147,8 +161,9 @@ void run(const Options& o) {
   if (o.ranks < 1 || o.ranks > kMaxRanks)
     throw InvalidArgument(fmt::format("--ranks {}: expected 1..{}", o.ranks, kMaxRanks));
   if (o.ranks_per_node < 0 || (o.ranks_per_node > 0 && o.ranks % o.ranks_per_node != 0)) {
-    throw InvalidArgument(fmt::format("--ranks-per-node {}: expected 0 (one node) or a divisor of --ranks {}",
-                                      o.ranks_per_node, o.ranks));
+    throw InvalidArgument(
+        fmt::format("--ranks-per-node {}: expected 0 (one node) or a divisor of --ranks {}",
+                    o.ranks_per_node, o.ranks));
   }
   if (o.elements < 1 || o.elements > kMaxElements)
     throw InvalidArgument(fmt::format("--elements {}: expected 1..{}", o.elements, kMaxElements));
@@ -161,26 +176,37 @@ void run(const Options& o) {
   RunDirectory dir("collectives", o.out);
 
   const double fp32_bytes = 2.0 * (o.ranks - 1) / o.ranks * 4.0 * static_cast<double>(o.elements);
-  fmt::print("compopt collectives: {} ranks ({} per node), {} elements ({:.1f} MB fp32), {} steps, Local backend\n\n",
-             o.ranks, o.ranks_per_node > 0 ? o.ranks_per_node : o.ranks, o.elements, 4e-6 * static_cast<double>(o.elements),
-             o.steps);
-  fmt::print("{:<19} {:>14} {:>10} {:>18} {:>12} {:>14} {:>10}\n", "variant", "bytes/rank", "vs fp32",
-             "inter-node B/node", "1-call err", "avg-of-steps err", "ms/call");
+  fmt::print(
+      "compopt collectives: {} ranks ({} per node), {} elements ({:.1f} MB fp32), {} steps, Local "
+      "backend\n\n",
+      o.ranks, o.ranks_per_node > 0 ? o.ranks_per_node : o.ranks, o.elements,
+      4e-6 * static_cast<double>(o.elements), o.steps);
+  fmt::print("{:<19} {:>14} {:>10} {:>18} {:>12} {:>14} {:>10}\n", "variant", "bytes/rank",
+             "vs fp32", "inter-node B/node", "1-call err", "avg-of-steps err", "ms/call");
   std::ostringstream csv;
-  csv << "variant,ranks,ranks_per_node,elements,steps,bytes_per_rank,fp32_ring_bytes_per_rank,compression_ratio,"
-         "inter_node_bytes_per_node,one_call_relative_error,averaged_relative_error,seconds_per_call\n";
+  csv << "variant,ranks,ranks_per_node,elements,steps,bytes_per_rank,fp32_ring_bytes_per_rank,"
+         "compression_ratio,"
+         "inter_node_bytes_per_node,one_call_relative_error,averaged_relative_error,seconds_per_"
+         "call\n";
   for (const Variant& v : variants()) {
     const Result r = run_variant(o, v);
-    const double ratio = r.bytes_per_rank > 0 ? fp32_bytes / static_cast<double>(r.bytes_per_rank) : 0.0;
-    fmt::print("{:<19} {:>14} {:>9.1f}x {:>18} {:>12.3e} {:>16.3e} {:>10.2f}\n", r.name, r.bytes_per_rank, ratio,
-               r.inter_node_bytes_per_node, r.one_step_error, r.averaged_error, 1e3 * r.seconds_per_call);
-    csv << fmt::format("{},{},{},{},{},{},{:.0f},{:.3f},{},{:.6e},{:.6e},{:.6e}\n", r.name, o.ranks, o.ranks_per_node,
-                       o.elements, o.steps, r.bytes_per_rank, fp32_bytes, ratio, r.inter_node_bytes_per_node,
-                       r.one_step_error, r.averaged_error, r.seconds_per_call);
+    const double ratio =
+        r.bytes_per_rank > 0 ? fp32_bytes / static_cast<double>(r.bytes_per_rank) : 0.0;
+    fmt::print("{:<19} {:>14} {:>9.1f}x {:>18} {:>12.3e} {:>16.3e} {:>10.2f}\n", r.name,
+               r.bytes_per_rank, ratio, r.inter_node_bytes_per_node, r.one_step_error,
+               r.averaged_error, 1e3 * r.seconds_per_call);
+    csv << fmt::format("{},{},{},{},{},{},{:.0f},{:.3f},{},{:.6e},{:.6e},{:.6e}\n", r.name, o.ranks,
+                       o.ranks_per_node, o.elements, o.steps, r.bytes_per_rank, fp32_bytes, ratio,
+                       r.inter_node_bytes_per_node, r.one_step_error, r.averaged_error,
+                       r.seconds_per_call);
   }
   dir.write_file("collectives.csv", csv.str());
-  dir.write_run_json({{"ranks", o.ranks}, {"ranks_per_node", o.ranks_per_node}, {"elements", o.elements},
-                      {"steps", o.steps}, {"seed", o.seed}, {"backend", "local"}});
+  dir.write_run_json({{"ranks", o.ranks},
+                      {"ranks_per_node", o.ranks_per_node},
+                      {"elements", o.elements},
+                      {"steps", o.steps},
+                      {"seed", o.seed},
+                      {"backend", "local"}});
   fmt::print("\nwrote {}/collectives.csv and run.json\n", dir.path().string());
 }
 
@@ -189,15 +215,19 @@ void run(const Options& o) {
 void register_collectives_command(CLI::App& app) {
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "collectives", "Run every allreduce variant (fp32/fp16 ring, 1-bit sign, Birder binary, hierarchical) "
-                     "on local ranks and report bytes, inter-node bytes, accuracy and time");
+      "collectives",
+      "Run every allreduce variant (fp32/fp16 ring, 1-bit sign, Birder binary, hierarchical) "
+      "on local ranks and report bytes, inter-node bytes, accuracy and time");
   cmd->add_option("--ranks", options->ranks, "number of ranks (threads)")->capture_default_str();
-  cmd->add_option("--ranks-per-node", options->ranks_per_node, "ranks per node (0 = all on one node)")
+  cmd->add_option("--ranks-per-node", options->ranks_per_node,
+                  "ranks per node (0 = all on one node)")
       ->capture_default_str();
   cmd->add_option("--elements", options->elements, "elements per vector")->capture_default_str();
-  cmd->add_option("--steps", options->steps, "calls per variant (error feedback carries across calls)")
+  cmd->add_option("--steps", options->steps,
+                  "calls per variant (error feedback carries across calls)")
       ->capture_default_str();
-  cmd->add_option("--seed", options->seed, "seed of the synthetic gradients")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "seed of the synthetic gradients")
+      ->capture_default_str();
   cmd->add_option("--out", options->out, "run directory (default runs/collectives-<time>)");
   cmd->callback([options] { run(*options); });
 }

@@ -41,9 +41,9 @@ namespace {
 
 struct BenchOptions {
   std::string backend = "local";
-  int ranks = 4;             // local and sim backends only
-  double link_gbps = 1.0;    // sim: every rank on its own node, star of links this fast
-  double latency_us = 50.0;  // sim: one-way latency of each link
+  int ranks = 4;                 // local and sim backends only
+  double link_gbps = 1.0;        // sim: every rank on its own node, star of links this fast
+  double latency_us = 50.0;      // sim: one-way latency of each link
   double link_efficiency = 1.0;  // sim: fraction of the link rate that carries payload
   std::vector<double> sizes_mb{1, 4, 16, 64};
   std::vector<std::string> variants{"allreduce-fp32", "compressed-sign"};
@@ -95,7 +95,8 @@ std::vector<Row> bench(Communicator& comm, const BenchOptions& o) {
     auto reduce = make_variant(name);
 #ifdef COMPOPT_HAVE_HYBRID
     // hybrid and nccl: the vector lives on this rank's GPU, compression runs the CUDA kernels.
-    if (cuda::rank_gpu() != nullptr) reduce = cuda::gpu_bench_variant(name, *cuda::rank_gpu(), reduce);
+    if (cuda::rank_gpu() != nullptr)
+      reduce = cuda::gpu_bench_variant(name, *cuda::rank_gpu(), reduce);
 #endif
     for (double mb : o.sizes_mb) {
       const auto elements = static_cast<size_t>(mb * 1e6 / 4);
@@ -140,12 +141,8 @@ void report(const BenchOptions& o, int ranks, const std::vector<Row>& rows) {
                        r.bytes, r.seconds, algbw, algbw * factor, r.wire_bytes);
   }
   dir.write_file("comm_bench.csv", csv.str());
-  auto meta = nlohmann::json{{"backend", o.backend},
-                              {"ranks", ranks},
-                              {"sizes_mb", o.sizes_mb},
-                              {"variants", o.variants},
-                              {"iters", o.iters},
-                              {"warmup", o.warmup}};
+  auto meta = nlohmann::json{{"backend", o.backend},   {"ranks", ranks},   {"sizes_mb", o.sizes_mb},
+                             {"variants", o.variants}, {"iters", o.iters}, {"warmup", o.warmup}};
   if (o.backend == "sim") {
     meta["link_gbps"] = o.link_gbps;
     meta["latency_us"] = o.latency_us;
@@ -176,8 +173,7 @@ void run(const BenchOptions& o) {
       !std::filesystem::is_directory(o.out, ec))
     throw InvalidArgument(fmt::format("--out {}: exists and is not a directory", o.out));
   if (o.warmup < 0) throw InvalidArgument(fmt::format("--warmup {}: expected >= 0", o.warmup));
-  if (o.sizes_mb.empty())
-    throw InvalidArgument("--sizes: no size given, expected MB in (0, 4096]");
+  if (o.sizes_mb.empty()) throw InvalidArgument("--sizes: no size given, expected MB in (0, 4096]");
   if (o.variants.empty()) throw InvalidArgument("--variants: no variant given");
   for (double mb : o.sizes_mb) {
     if (!(mb > 0) || mb > 4096)
@@ -186,9 +182,10 @@ void run(const BenchOptions& o) {
   if (o.backend == "local" || o.backend == "sim") {  // every rank's vector lives in this process
     const double largest = *std::max_element(o.sizes_mb.begin(), o.sizes_mb.end());
     if (largest * o.ranks > kMaxLocalMb) {
-      throw InvalidArgument(fmt::format("--sizes {} MB x --ranks {}: {} MB of vectors in one "
-                                        "process, expected at most {} MB",
-                                        largest, o.ranks, largest * o.ranks, kMaxLocalMb));
+      throw InvalidArgument(
+          fmt::format("--sizes {} MB x --ranks {}: {} MB of vectors in one "
+                      "process, expected at most {} MB",
+                      largest, o.ranks, largest * o.ranks, kMaxLocalMb));
     }
   }
   for (const auto& v : o.variants) make_variant(v);  // rejects unknown names before any work
@@ -219,41 +216,42 @@ void run(const BenchOptions& o) {
 #endif
 #ifdef COMPOPT_HAVE_HYBRID
   } else if (o.backend == "hybrid") {  // TCP ranks (compopt launch) sharing GPUs for the kernels
-    cuda::run_hybrid_rank(tcp::tcp_options_from_env(), [&](Communicator& comm, cuda::GpuContext&) { body(comm); });
+    cuda::run_hybrid_rank(tcp::tcp_options_from_env(),
+                          [&](Communicator& comm, cuda::GpuContext&) { body(comm); });
 #endif
 #ifdef COMPOPT_HAVE_NCCL
   } else if (o.backend == "nccl") {  // one GPU per rank, started by compopt launch
     nccl::run_nccl_rank(tcp::tcp_options_from_env(), body);
 #endif
   } else {
-    throw InvalidArgument(fmt::format("--backend {}: expected local{}{}{}{}{} (backends in this build)",
-                                      o.backend,
+    throw InvalidArgument(fmt::format(
+        "--backend {}: expected local{}{}{}{}{} (backends in this build)", o.backend,
 #ifdef COMPOPT_HAVE_SIM
-                                      ", sim",
+        ", sim",
 #else
-                                      "",
+        "",
 #endif
 #ifdef COMPOPT_HAVE_TCP
-                                      ", tcp",
+        ", tcp",
 #else
-                                      "",
+        "",
 #endif
 #ifdef COMPOPT_HAVE_MPI
-                                      ", mpi",
+        ", mpi",
 #else
-                                      "",
+        "",
 #endif
 #ifdef COMPOPT_HAVE_HYBRID
-                                      ", hybrid",
+        ", hybrid",
 #else
-                                      "",
+        "",
 #endif
 #ifdef COMPOPT_HAVE_NCCL
-                                      ", nccl"
+        ", nccl"
 #else
-                                      ""
+        ""
 #endif
-                                      ));
+        ));
   }
 }
 

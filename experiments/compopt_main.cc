@@ -10,7 +10,8 @@
 #include "experiments/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"compopt: simulator and testbed for communication-compressed distributed optimizers"};
+  CLI::App app{
+      "compopt: simulator and testbed for communication-compressed distributed optimizers"};
   app.require_subcommand(1);
   compopt::cli::register_collectives_command(app);
   compopt::cli::register_comm_bench_command(app);

@@ -67,7 +67,8 @@ bool drain(Running& r) {
 }  // namespace
 
 int parallel_jobs(int requested) {
-  return requested > 0 ? requested : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return requested > 0 ? requested
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 std::vector<std::string> run_forked(const ForkedJobs& jobs) {

@@ -24,13 +24,16 @@ namespace fs = std::filesystem;
 RunDirectory::RunDirectory(std::string_view command, const std::string& path) : command_(command) {
   const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
   started_utc_ = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now);
-  path_ = path.empty() ? fs::path("runs") / fmt::format("{}-{:%Y%m%d-%H%M%S}", command, now) : fs::path(path);
+  path_ = path.empty() ? fs::path("runs") / fmt::format("{}-{:%Y%m%d-%H%M%S}", command, now)
+                       : fs::path(path);
   if (fs::exists(path_) && !fs::is_directory(path_)) {
     throw InvalidArgument(fmt::format("--out {}: exists and is not a directory", path_.string()));
   }
   std::error_code ec;
   fs::create_directories(path_, ec);
-  if (ec) throw InvalidArgument(fmt::format("--out {}: cannot create directory: {}", path_.string(), ec.message()));
+  if (ec)
+    throw InvalidArgument(
+        fmt::format("--out {}: cannot create directory: {}", path_.string(), ec.message()));
 }
 
 void RunDirectory::write_file(const std::string& name, std::string_view contents) const {

@@ -70,7 +70,8 @@ std::vector<std::string> run_all(const std::vector<sim::Scenario>& scenarios, in
 }
 
 void run(const Options& o) {
-  const SweepConfig config = load_sweep_config(o.config, o.sets);  // all bad input fails here, exit 2
+  const SweepConfig config =
+      load_sweep_config(o.config, o.sets);  // all bad input fails here, exit 2
   const std::vector<sim::Scenario>& scenarios = config.scenarios;
   if (o.jobs < 0)
     throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));

@@ -88,9 +88,9 @@ void run(const Options& o) {
                                             o.config, o.resume));
   }
   if (!o.resume.empty() && !o.out.empty()) {
-    throw InvalidArgument(fmt::format(
-        "--out {} with --resume {}: a resumed run continues in its own directory", o.out,
-        o.resume));
+    throw InvalidArgument(
+        fmt::format("--out {} with --resume {}: a resumed run continues in its own directory",
+                    o.out, o.resume));
   }
   if (o.checkpoint_every && *o.checkpoint_every < 0) {
     throw InvalidArgument(fmt::format("--checkpoint-every {}, expected an integer >= 0 (0: none)",
@@ -123,8 +123,8 @@ void run(const Options& o) {
       fmt::print("  resuming from {} (step {})\n", plan->checkpoint_file.string(),
                  plan->checkpoint->step);
     }
-    if (every > 0) fmt::print("  checkpoints every {} steps in {}/checkpoints\n", every,
-                              dir.path().string());
+    if (every > 0)
+      fmt::print("  checkpoints every {} steps in {}/checkpoints\n", every, dir.path().string());
   }
   TrainProgress progress(c.steps, o.quiet);
   const TrainOptions options = train_options_of(c, every);
@@ -151,8 +151,7 @@ void run(const Options& o) {
                 },
                 *c.task, factory, options, hooks, checkpoints)
           : train_local(*c.task, factory, options,
-                        {.ranks = c.ranks, .ranks_per_node = c.ranks_per_node}, hooks,
-                        checkpoints);
+                        {.ranks = c.ranks, .ranks_per_node = c.ranks_per_node}, hooks, checkpoints);
   progress.finish();
 
   dir.write_file("metrics.csv", metrics_csv(result.records));

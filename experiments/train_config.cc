@@ -247,9 +247,10 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
   c.eval_every = hp.integer("run.eval_every", 0, 0);
   c.seed = static_cast<uint64_t>(hp.integer("run.seed", 1, 0));
   const auto too_big = [&](const char* what) {  // e.g. task.dimension = 1e11: bad input
-    hp.fail(fmt::format("task '{}': not enough memory for its data ({}), expected smaller "
-                        "task.dimension / task.train_size / task.test_size / run.ranks",
-                        hp.text("task.name", "fashion-mnist"), what));
+    hp.fail(
+        fmt::format("task '{}': not enough memory for its data ({}), expected smaller "
+                    "task.dimension / task.train_size / task.test_size / run.ranks",
+                    hp.text("task.name", "fashion-mnist"), what));
   };
   try {
     c.task = make_task(hp, "task.", c.ranks);

@@ -3,7 +3,8 @@
 // overrides, resolved and validated before any training work starts.
 //
 // Tables and keys (docs/training.md has the full list):
-//   [run]       backend (local | sim), cluster (sim: preset), ranks, ranks_per_node, batch_per_rank, epochs | steps,
+//   [run]       backend (local | sim), cluster (sim: preset), ranks, ranks_per_node,
+//   batch_per_rank, epochs | steps,
 //               eval_every, seed
 //   [task]      name and the task's keys (core/tasks/task_factory.h)
 //   [optimizer] name and hyper-parameters passed through to make_optimizer
@@ -36,8 +37,8 @@ struct TrainConfig {
   std::vector<std::string> overrides;         // as given
   std::map<std::string, std::string> values;  // flat "table.key" -> value, file + overrides
   std::string backend = "local";
-  std::string cluster;             // sim: preset name (run.cluster)
-  net::ClusterSpec cluster_spec;   // sim: the preset resized to `ranks` GPUs
+  std::string cluster;            // sim: preset name (run.cluster)
+  net::ClusterSpec cluster_spec;  // sim: the preset resized to `ranks` GPUs
   int ranks = 1;
   int ranks_per_node = 0;
   size_t batch_per_rank = 32;
@@ -55,7 +56,8 @@ struct TrainConfig {
 // Flattens a TOML file into "table.key" -> value text. Throws InvalidArgument.
 std::map<std::string, std::string> read_toml_flat(const std::string& path);
 // The same for TOML text; `source` names it in messages (the file, for read_toml_flat).
-std::map<std::string, std::string> parse_toml_flat(std::string_view text, const std::string& source);
+std::map<std::string, std::string> parse_toml_flat(std::string_view text,
+                                                   const std::string& source);
 
 // Loads, overrides, resolves and validates (builds the task, which loads its
 // data, and one optimizer to check its keys).

@@ -4,13 +4,13 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git clang-format clang-tidy
   libeigen3-dev libsimgrid-dev
   libcli11-dev libtomlplusplus-dev libfmt-dev zlib1g-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libboost-dev libisal-dev openmpi-bin libopenmpi-dev
   dataset-fashion-mnist
-  python3 python3-matplotlib python3-pytest
+  python3 python3-matplotlib python3-pytest python3-flake8
 )
 
 missing=()

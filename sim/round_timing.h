@@ -41,9 +41,9 @@ std::vector<ShiftRound> collective_rounds(CommScheme scheme, std::string_view co
                                           const net::ClusterSpec& cluster);
 
 struct RoundTiming {
-  double seconds = 0;            // sum over rounds of repeat x slowest rank's time
-  double bytes_sent = 0;         // this rank's simulated bytes (after the wire map)
-  double inter_node_bytes = 0;   // of which across nodes
+  double seconds = 0;           // sum over rounds of repeat x slowest rank's time
+  double bytes_sent = 0;        // this rank's simulated bytes (after the wire map)
+  double inter_node_bytes = 0;  // of which across nodes
 };
 
 // Called by every rank inside run_sim, with the wire map already set.

@@ -17,8 +17,8 @@ StepConfig resolve_scenario(const Scenario& s) {
     throw InvalidArgument(fmt::format("gpus_per_node = {}, expected >= 1", s.gpus_per_node));
   if (s.gpus_per_node != 0) cluster.gpus_per_node = s.gpus_per_node;
   if (s.gpus < 0 || s.gpus > kMaxScenarioGpus)
-    throw InvalidArgument(fmt::format("gpus = {}, expected 1..{} (0 = the preset's)", s.gpus,
-                                      kMaxScenarioGpus));
+    throw InvalidArgument(
+        fmt::format("gpus = {}, expected 1..{} (0 = the preset's)", s.gpus, kMaxScenarioGpus));
   if (s.gpus != 0) cluster = net::with_gpus(cluster, s.gpus);
   cluster.platform_file = s.platform_file;
   cluster.validate();
@@ -28,7 +28,8 @@ StepConfig resolve_scenario(const Scenario& s) {
   if (s.grad_accum < 1)
     throw InvalidArgument(fmt::format("grad_accum = {}, expected >= 1", s.grad_accum));
   if (s.buckets < 0)
-    throw InvalidArgument(fmt::format("buckets = {}, expected >= 0 (0 = 25 MB buckets)", s.buckets));
+    throw InvalidArgument(
+        fmt::format("buckets = {}, expected >= 0 (0 = 25 MB buckets)", s.buckets));
   config.cluster = cluster;
   config.optimizer = s.optimizer;
   config.batch_per_gpu =

@@ -4,10 +4,10 @@
 // a time, so no locking is needed.
 
 #include <simgrid/forward.h>
-#include <simgrid/s4u/Barrier.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <simgrid/s4u/Barrier.hpp>
 #include <unordered_set>
 #include <vector>
 

@@ -53,8 +53,8 @@ struct CommMeasure {
 // One collective of `modeled` elements on every GPU of the cluster, simulated
 // on a proxy; returns its simulated duration (slowest rank) and modeled traffic.
 // Timed by symmetry (simulate_rounds) where timed_by_rounds allows it and the
-// config does not ask for the full collectives. Compute is not simulated here: every rank does the same work, so it adds
-// the same time on every rank and simulate_step composes it analytically.
+// config does not ask for the full collectives. Compute is not simulated here: every rank does the
+// same work, so it adds the same time on every rank and simulate_step composes it analytically.
 CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, double modeled) {
   const net::ClusterSpec& cluster = config.cluster;
   const int n = cluster.gpus();

@@ -11,8 +11,8 @@
 //   birder-hierarchical:        "compression" hierarchical compressed, `binary`
 // Without overlap a step is forward + backward + allreduce + compression +
 // optimizer step. The ring and flat compressed allreduce are timed from their
-// distinct message rounds only (round_timing.h). With overlap the gradient goes out in `buckets` equal buckets
-// as the backward pass produces them (DDP-style); see docs/simulator.md.
+// distinct message rounds only (round_timing.h). With overlap the gradient goes out in `buckets`
+// equal buckets as the backward pass produces them (DDP-style); see docs/simulator.md.
 
 #include <string>
 #include <string_view>

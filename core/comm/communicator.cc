@@ -25,11 +25,14 @@ std::vector<int> iota_ranks(int n) {
 }  // namespace
 
 Communicator::Communicator(Transport& transport)
-    : Communicator(transport, iota_ranks(transport.world_size()), 0, std::make_shared<RankState>()) {}
+    : Communicator(transport, iota_ranks(transport.world_size()), 0,
+                   std::make_shared<RankState>()) {}
 
 Communicator::Communicator(Transport& transport, std::vector<int> members, uint32_t context,
                            std::shared_ptr<RankState> rank_state)
-    : transport_(transport), members_(std::move(members)), context_(context),
+    : transport_(transport),
+      members_(std::move(members)),
+      context_(context),
       rank_state_(std::move(rank_state)) {
   const auto me = std::find(members_.begin(), members_.end(), transport_.world_rank());
   if (me == members_.end()) {
@@ -48,7 +51,8 @@ int Communicator::world_rank_of(int rank) const {
 
 int Communicator::checked_peer(int rank, const char* what) const {
   if (rank < 0 || rank >= size()) {
-    throw InvalidArgument(fmt::format("{}: rank {} out of range, expected 0..{}", what, rank, size() - 1));
+    throw InvalidArgument(
+        fmt::format("{}: rank {} out of range, expected 0..{}", what, rank, size() - 1));
   }
   return rank;
 }
@@ -153,13 +157,15 @@ Communicator::SplitPlan Communicator::plan_split(int color, int key, uint32_t& n
     base_context = std::max(base_context, e[2]);
   }
   const int64_t next = base_context + static_cast<int64_t>(colors.size());
-  if (next > static_cast<int64_t>(UINT32_MAX)) throw CommError("split: communicator context ids exhausted");
+  if (next > static_cast<int64_t>(UINT32_MAX))
+    throw CommError("split: communicator context ids exhausted");
   next_context = static_cast<uint32_t>(next);
   if (color == kUndefinedColor) return {};
 
   std::vector<std::pair<int64_t, int>> order;  // (key, parent rank) of my color
   for (int r = 0; r < size(); ++r) {
-    if (all[static_cast<size_t>(r)][0] == color) order.emplace_back(all[static_cast<size_t>(r)][1], r);
+    if (all[static_cast<size_t>(r)][0] == color)
+      order.emplace_back(all[static_cast<size_t>(r)][1], r);
   }
   std::sort(order.begin(), order.end());
   SplitPlan plan;

@@ -71,8 +71,14 @@ class Communicator {
 
   // Internal channel for collectives: tags above kMaxUserTag, one per algorithm.
   enum class InternalTag : uint32_t {
-    kReduceScatter = (1u << 30), kAllgather, kAlltoall, kBroadcast, kBarrier, kSplit,
-    kCompressed, kHierarchical
+    kReduceScatter = (1u << 30),
+    kAllgather,
+    kAlltoall,
+    kBroadcast,
+    kBarrier,
+    kSplit,
+    kCompressed,
+    kHierarchical
   };
   void send(int dst, InternalTag tag, std::span<const std::byte> data);
   void recv(int src, InternalTag tag, std::span<std::byte> data);
@@ -116,6 +122,8 @@ class Communicator {
 
 // Byte views of float spans, for the byte-level collectives.
 inline std::span<const std::byte> as_bytes(std::span<const float> x) { return std::as_bytes(x); }
-inline std::span<std::byte> as_writable_bytes(std::span<float> x) { return std::as_writable_bytes(x); }
+inline std::span<std::byte> as_writable_bytes(std::span<float> x) {
+  return std::as_writable_bytes(x);
+}
 
 }  // namespace compopt

@@ -38,7 +38,8 @@ class Compressor {
                        const RandomKey& key) const = 0;
 
   // Decodes payload (k = out.size() elements) with `scale` into out.
-  virtual void decode(float scale, std::span<const std::byte> payload, std::span<float> out) const = 0;
+  virtual void decode(float scale, std::span<const std::byte> payload,
+                      std::span<float> out) const = 0;
 
   // Encodes then decodes x into out (the value the receiver sees); convenience for EF.
   float round_trip(std::span<const float> x, std::span<float> out, const RandomKey& key) const;

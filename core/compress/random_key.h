@@ -18,7 +18,8 @@ struct RandomKey {
 
   // Four uniform [0,1) draws for global elements 4q .. 4q+3.
   PhiloxCounter block(uint64_t q) const {
-    const PhiloxCounter ctr = {static_cast<uint32_t>(q), static_cast<uint32_t>(q >> 32) ^ (stream << 16),
+    const PhiloxCounter ctr = {static_cast<uint32_t>(q),
+                               static_cast<uint32_t>(q >> 32) ^ (stream << 16),
                                static_cast<uint32_t>(step), rank};
     const PhiloxKey key = {static_cast<uint32_t>(seed),
                            static_cast<uint32_t>(seed >> 32) ^ static_cast<uint32_t>(step >> 32)};

@@ -20,7 +20,10 @@ Adam::Adam(ParamLayout layout, CommonOptions common, AdamOptions adam,
            const std::optional<std::string>& gradient_compressor)
     : Optimizer(gradient_compressor ? "naive-onebit-adam" : "adam", std::move(layout),
                 std::move(common)),
-      adam_(adam), m_(d(), 0.0f), v_(d(), 0.0f), g_(d()) {
+      adam_(adam),
+      m_(d(), 0.0f),
+      v_(d(), 0.0f),
+      g_(d()) {
   if (gradient_compressor) channel_.emplace(*gradient_compressor, options().seed);
 }
 

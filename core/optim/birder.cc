@@ -6,7 +6,9 @@ namespace compopt {
 
 Birder::Birder(ParamLayout layout, CommonOptions common, BirderOptions birder)
     : Optimizer("birder", std::move(layout), std::move(common)),
-      birder_(std::move(birder)), channel_(birder_.compressor, options().seed), state_(d()),
+      birder_(std::move(birder)),
+      channel_(birder_.compressor, options().seed),
+      state_(d()),
       q_(d()) {}
 
 void Birder::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,

@@ -9,7 +9,9 @@ namespace compopt {
 BirderHierarchical::BirderHierarchical(ParamLayout layout, CommonOptions common,
                                        BirderOptions birder)
     : Optimizer("birder-hierarchical", std::move(layout), std::move(common)),
-      birder_(std::move(birder)), compressor_(make_compressor(birder_.compressor)), u_(d()) {}
+      birder_(std::move(birder)),
+      compressor_(make_compressor(birder_.compressor)),
+      u_(d()) {}
 
 void BirderHierarchical::setup(Communicator& comm) {
   if (comm.size() % comm.num_nodes() != 0) {
@@ -26,15 +28,16 @@ void BirderHierarchical::setup(Communicator& comm) {
   CompressedAllreduceState fresh = hierarchical_state(d(), *groups_);
   if (ef_) {
     if (ef_->worker.size() != fresh.worker.size() || ef_->server.size() != fresh.server.size()) {
-      throw InvalidArgument("birder-hierarchical: checkpoint error feedback was sized for another "
-                            "node layout");
+      throw InvalidArgument(
+          "birder-hierarchical: checkpoint error feedback was sized for another "
+          "node layout");
     }
   } else {
     ef_.emplace(std::move(fresh));
   }
-  const size_t shard = hierarchical_padded_length(d(), groups_->nodes(),
-                                                  groups_->ranks_per_node()) /
-                       static_cast<size_t>(groups_->ranks_per_node());
+  const size_t shard =
+      hierarchical_padded_length(d(), groups_->nodes(), groups_->ranks_per_node()) /
+      static_cast<size_t>(groups_->ranks_per_node());
   if (!shard_loaded_) {
     shard_ = BirderState(shard);
   } else if (shard_.size() != shard) {

@@ -7,7 +7,10 @@ namespace compopt {
 DoubleSqueeze::DoubleSqueeze(ParamLayout layout, CommonOptions common, MomentumOptions momentum,
                              const std::string& compressor)
     : Optimizer("doublesqueeze", std::move(layout), std::move(common)),
-      momentum_(momentum), channel_(compressor, options().seed), m_(d(), 0.0f), g_(d()) {}
+      momentum_(momentum),
+      channel_(compressor, options().seed),
+      m_(d(), 0.0f),
+      g_(d()) {}
 
 void DoubleSqueeze::do_step(std::span<float> params, std::span<const float> grads,
                             Communicator& comm, float lr) {

@@ -7,7 +7,10 @@ namespace compopt {
 EfMomentumSgd::EfMomentumSgd(ParamLayout layout, CommonOptions common, MomentumOptions momentum,
                              const std::string& compressor)
     : Optimizer("ef-momentum-sgd", std::move(layout), std::move(common)),
-      momentum_(momentum), channel_(compressor, options().seed), m_(d(), 0.0f), u_(d()) {}
+      momentum_(momentum),
+      channel_(compressor, options().seed),
+      m_(d(), 0.0f),
+      u_(d()) {}
 
 void EfMomentumSgd::do_step(std::span<float> params, std::span<const float> grads,
                             Communicator& comm, float lr) {

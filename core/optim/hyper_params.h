@@ -33,7 +33,9 @@ class HyperParams {
   double number_in(const std::string& key, double fallback, double lo, double hi,
                    bool hi_open = false);
   // Exponential-average coefficient: [0, 1).
-  double beta(const std::string& key, double fallback) { return number_in(key, fallback, 0, 1, true); }
+  double beta(const std::string& key, double fallback) {
+    return number_in(key, fallback, 0, 1, true);
+  }
   double non_negative(const std::string& key, double fallback);
   double positive(const std::string& key, double fallback);
   // Integer >= min_value.

@@ -13,7 +13,10 @@ double lamb_coefficient(double param_norm, double update_norm, double c_min, dou
 
 Lamb::Lamb(ParamLayout layout, CommonOptions common, LambOptions lamb)
     : Optimizer("lamb", std::move(layout), std::move(common)),
-      lamb_(lamb), m_(d(), 0.0f), v_(d(), 0.0f), g_(d()),
+      lamb_(lamb),
+      m_(d(), 0.0f),
+      v_(d(), 0.0f),
+      g_(d()),
       coefficients_(this->layout().num_tensors(), 0.0) {}
 
 void Lamb::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,

@@ -9,9 +9,13 @@ LocalSgd::LocalSgd(ParamLayout layout, CommonOptions common, int64_t tau,
                    std::optional<MomentumOptions> momentum)
     : Optimizer(momentum ? "local-momentum-sgd" : "local-sgd", std::move(layout),
                 std::move(common)),
-      tau_(tau), momentum_(momentum), m_(momentum ? d() : 0, 0.0f), dir_(d()) {
+      tau_(tau),
+      momentum_(momentum),
+      m_(momentum ? d() : 0, 0.0f),
+      dir_(d()) {
   if (tau_ < 1) {
-    throw InvalidArgument(name() + ": tau = " + std::to_string(tau_) + ", expected an integer >= 1");
+    throw InvalidArgument(name() + ": tau = " + std::to_string(tau_) +
+                          ", expected an integer >= 1");
   }
 }
 

@@ -30,8 +30,14 @@ class WarmupThenDecay final : public LrSchedule {
 
   WarmupThenDecay(Warmup warmup, Decay decay, double start, double peak, int64_t warmup_steps,
                   double factor, int64_t every, int64_t total)
-      : warmup_(warmup), decay_(decay), start_(start), peak_(peak), w_(warmup_steps),
-        factor_(factor), every_(every), total_(total) {}
+      : warmup_(warmup),
+        decay_(decay),
+        start_(start),
+        peak_(peak),
+        w_(warmup_steps),
+        factor_(factor),
+        every_(every),
+        total_(total) {}
 
   double lr(int64_t s) const override {
     if (s < w_) {
@@ -43,8 +49,8 @@ class WarmupThenDecay final : public LrSchedule {
       case Decay::kStep:
         return peak_ * std::pow(factor_, std::floor(after / static_cast<double>(every_)));
       case Decay::kLinear:
-        return peak_ * std::max(0.0, static_cast<double>(total_ - s) /
-                                         static_cast<double>(total_ - w_));
+        return peak_ *
+               std::max(0.0, static_cast<double>(total_ - s) / static_cast<double>(total_ - w_));
       case Decay::kCosine: {
         const double span = static_cast<double>(total_ - w_);
         return peak_ * 0.5 * (1.0 + std::cos(std::numbers::pi * std::min(after, span) / span));
@@ -106,8 +112,8 @@ std::unique_ptr<LrSchedule> make_exp_warmup_step_decay(double start, double peak
   check_step_decay(warmup_steps, decay, every);
   check(start > 0, "start_lr = " + std::to_string(start) + ", expected > 0");
   return std::make_unique<WarmupThenDecay>(WarmupThenDecay::Warmup::kExp,
-                                           WarmupThenDecay::Decay::kStep, start, peak,
-                                           warmup_steps, decay, every, 0);
+                                           WarmupThenDecay::Decay::kStep, start, peak, warmup_steps,
+                                           decay, every, 0);
 }
 
 std::unique_ptr<LrSchedule> make_linear_warmup_linear_decay(double peak, int64_t warmup_steps,
@@ -115,8 +121,8 @@ std::unique_ptr<LrSchedule> make_linear_warmup_linear_decay(double peak, int64_t
   check_peak(peak);
   check_total(warmup_steps, total_steps);
   return std::make_unique<WarmupThenDecay>(WarmupThenDecay::Warmup::kLinear,
-                                           WarmupThenDecay::Decay::kLinear, 0.0, peak,
-                                           warmup_steps, 1.0, 1, total_steps);
+                                           WarmupThenDecay::Decay::kLinear, 0.0, peak, warmup_steps,
+                                           1.0, 1, total_steps);
 }
 
 std::unique_ptr<LrSchedule> make_cosine_schedule(double peak, int64_t warmup_steps,
@@ -124,8 +130,8 @@ std::unique_ptr<LrSchedule> make_cosine_schedule(double peak, int64_t warmup_ste
   check_peak(peak);
   check_total(warmup_steps, total_steps);
   return std::make_unique<WarmupThenDecay>(WarmupThenDecay::Warmup::kLinear,
-                                           WarmupThenDecay::Decay::kCosine, 0.0, peak,
-                                           warmup_steps, 1.0, 1, total_steps);
+                                           WarmupThenDecay::Decay::kCosine, 0.0, peak, warmup_steps,
+                                           1.0, 1, total_steps);
 }
 
 std::unique_ptr<LrSchedule> make_lr_schedule(HyperParams& hp, double default_lr) {
@@ -147,7 +153,8 @@ std::unique_ptr<LrSchedule> make_lr_schedule(HyperParams& hp, double default_lr)
                                         every);
     }
     const auto total = hp.optional_integer("total_steps", 1);
-    if (!total) hp.fail("schedule '" + kind + "' needs key 'total_steps' (an integer > warmup_steps)");
+    if (!total)
+      hp.fail("schedule '" + kind + "' needs key 'total_steps' (an integer > warmup_steps)");
     if (kind == "linear_warmup_linear_decay") {
       return make_linear_warmup_linear_decay(peak, warmup, *total);
     }

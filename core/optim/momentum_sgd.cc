@@ -6,10 +6,12 @@ namespace compopt {
 
 MomentumSgd::MomentumSgd(ParamLayout layout, CommonOptions common, MomentumOptions momentum)
     : Optimizer("momentum-sgd", std::move(layout), std::move(common)),
-      momentum_(momentum), m_(d(), 0.0f), g_(d()) {}
+      momentum_(momentum),
+      m_(d(), 0.0f),
+      g_(d()) {}
 
-void MomentumSgd::do_step(std::span<float> params, std::span<const float> grads,
-                          Communicator& comm, float lr) {
+void MomentumSgd::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
+                          float lr) {
   std::copy(grads.begin(), grads.end(), g_.begin());
   allreduce_mean(comm, g_);
   momentum_update(momentum_, m_, g_, g_);

@@ -9,8 +9,11 @@ namespace compopt {
 OnebitAdam::OnebitAdam(ParamLayout layout, CommonOptions common, OnebitAdamOptions options)
     : Optimizer(options.uncompressed_momentum ? "onebit-adam-32bit" : "onebit-adam",
                 std::move(layout), std::move(common)),
-      opt_(std::move(options)), channel_(opt_.compressor, this->options().seed),
-      m_(d(), 0.0f), v_(d(), 0.0f), buf_(d()) {
+      opt_(std::move(options)),
+      channel_(opt_.compressor, this->options().seed),
+      m_(d(), 0.0f),
+      v_(d(), 0.0f),
+      buf_(d()) {
   if (opt_.freeze_step && *opt_.freeze_step < 1) {
     throw InvalidArgument(name() + ": freeze_step = " + std::to_string(*opt_.freeze_step) +
                           ", expected an integer >= 1");
@@ -24,8 +27,8 @@ std::optional<int64_t> OnebitAdam::freeze_step() const {
   return frozen_ ? std::optional<int64_t>(frozen_at_) : std::nullopt;
 }
 
-void OnebitAdam::do_step(std::span<float> params, std::span<const float> grads,
-                         Communicator& comm, float lr) {
+void OnebitAdam::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
+                         float lr) {
   const auto eps = static_cast<float>(options().eps);
   const auto wd = static_cast<float>(options().weight_decay);
   if (!frozen_) {

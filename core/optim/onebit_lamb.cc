@@ -12,8 +12,13 @@ namespace compopt {
 
 OnebitLamb::OnebitLamb(ParamLayout layout, CommonOptions common, OnebitLambOptions options)
     : Optimizer("onebit-lamb", std::move(layout), std::move(common)),
-      opt_(std::move(options)), channel_(opt_.compressor, this->options().seed),
-      m_(d(), 0.0f), v_(d(), 0.0f), v_fresh_(d(), 0.0f), m_prev_(d(), 0.0f), buf_(d()) {
+      opt_(std::move(options)),
+      channel_(opt_.compressor, this->options().seed),
+      m_(d(), 0.0f),
+      v_(d(), 0.0f),
+      v_fresh_(d(), 0.0f),
+      m_prev_(d(), 0.0f),
+      buf_(d()) {
   if (opt_.freeze_step < 1) {
     throw InvalidArgument("onebit-lamb: freeze_step = " + std::to_string(opt_.freeze_step) +
                           ", expected an integer >= 1");
@@ -25,8 +30,8 @@ OnebitLamb::OnebitLamb(ParamLayout layout, CommonOptions common, OnebitLambOptio
   ratios_.assign(layers, 0.0);
 }
 
-void OnebitLamb::do_step(std::span<float> params, std::span<const float> grads,
-                         Communicator& comm, float lr) {
+void OnebitLamb::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
+                         float lr) {
   if (frozen_) {
     compression_step(params, grads, comm, lr);
   } else {
@@ -98,7 +103,8 @@ void OnebitLamb::compression_step(std::span<float> params, std::span<const float
                           (static_cast<double>(std::sqrt(v_fresh_[j])) + eps));
     }
     if (has_ratio_) {
-      r = std::clamp(r, (1.0 - opt_.r_threshold) * ratios_[l], (1.0 + opt_.r_threshold) * ratios_[l]);
+      r = std::clamp(r, (1.0 - opt_.r_threshold) * ratios_[l],
+                     (1.0 + opt_.r_threshold) * ratios_[l]);
     }
     r = std::clamp(r, opt_.r_min, opt_.r_max);
     ratios_[l] = r;
@@ -139,8 +145,9 @@ void OnebitLamb::load(const OptimizerState& state) {
   state.get("v_fresh", v_fresh_);
   frozen_ = state.scalar("frozen") != 0.0;
   has_ratio_ = state.scalar("has_ratio") != 0.0;
-  for (auto [key, dst] : {std::pair{"c_avg", &c_avg_}, std::pair{"k", &k_},
-                          std::pair{"coefficients", &coefficients_}, std::pair{"ratios", &ratios_}}) {
+  for (auto [key, dst] :
+       {std::pair{"c_avg", &c_avg_}, std::pair{"k", &k_}, std::pair{"coefficients", &coefficients_},
+        std::pair{"ratios", &ratios_}}) {
     const auto& src = state.scalar_list(key);
     if (src.size() != dst->size()) {
       throw InvalidArgument(std::string("onebit-lamb: checkpoint '") + key + "' has " +

@@ -41,8 +41,8 @@ class OnebitLamb final : public Optimizer {
                float lr) override;
   void warmup_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
                    float lr);
-  void compression_step(std::span<float> params, std::span<const float> grads,
-                        Communicator& comm, float lr);
+  void compression_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
+                        float lr);
   void freeze();
   void save(OptimizerState& state) const override;
   void load(const OptimizerState& state) override;

@@ -6,10 +6,14 @@ namespace compopt {
 
 const char* stage_name(Stage stage) {
   switch (stage) {
-    case Stage::kFullPrecision: return "full_precision";
-    case Stage::kWarmup: return "warmup";
-    case Stage::kCompression: return "compression";
-    case Stage::kLocal: return "local";
+    case Stage::kFullPrecision:
+      return "full_precision";
+    case Stage::kWarmup:
+      return "warmup";
+    case Stage::kCompression:
+      return "compression";
+    case Stage::kLocal:
+      return "local";
   }
   return "unknown";
 }
@@ -30,8 +34,8 @@ Optimizer::Optimizer(std::string name, ParamLayout layout, CommonOptions common)
 void Optimizer::step(std::span<float> params, std::span<const float> grads, Communicator& comm) {
   if (params.size() != d() || grads.size() != d()) {
     throw InvalidArgument(name_ + ": step got " + std::to_string(params.size()) + " params and " +
-                          std::to_string(grads.size()) + " grads, expected " +
-                          std::to_string(d()) + " (ParamLayout total)");
+                          std::to_string(grads.size()) + " grads, expected " + std::to_string(d()) +
+                          " (ParamLayout total)");
   }
   last_lr_ = common_.schedule->lr(t_);
   ++t_;
@@ -74,8 +78,10 @@ void Optimizer::load_state(const OptimizerState& state) {
   const auto& seed = state.scalar_list("seed");
   if (seed.size() != 2 || seed[0] + 4294967296.0 * seed[1] != static_cast<double>(common_.seed) ||
       static_cast<uint64_t>(seed[1]) != (common_.seed >> 32)) {
-    throw InvalidArgument(name_ + ": checkpoint was written with another seed than this "
-                          "optimizer's seed " + std::to_string(common_.seed));
+    throw InvalidArgument(name_ +
+                          ": checkpoint was written with another seed than this "
+                          "optimizer's seed " +
+                          std::to_string(common_.seed));
   }
   load(state);
   t_ = static_cast<int64_t>(state.scalar("step"));

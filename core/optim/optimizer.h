@@ -38,21 +38,21 @@ const char* stage_name(Stage stage);
 // SPEC §5 quantities after the latest step; absent ones are empty.
 struct OptimizerMetrics {
   int64_t step = 0;
-  double lr = 0;                                // rate used by the latest step
-  std::optional<double> variance_norm;          // fused ||v||_2 over all parameters
-  std::optional<double> variance_ratio;         // ||v_t||_1 / ||v_{t-Delta}||_1
-  std::optional<double> variance_l1;            // fused ||v||_1 over all parameters
-  std::vector<double> layer_coefficients;       // LAMB trust coefficient c_t per tensor
-  std::vector<double> layer_ratios;             // 1-bit LAMB ratio r_t per tensor
+  double lr = 0;                           // rate used by the latest step
+  std::optional<double> variance_norm;     // fused ||v||_2 over all parameters
+  std::optional<double> variance_ratio;    // ||v_t||_1 / ||v_{t-Delta}||_1
+  std::optional<double> variance_l1;       // fused ||v||_1 over all parameters
+  std::vector<double> layer_coefficients;  // LAMB trust coefficient c_t per tensor
+  std::vector<double> layer_ratios;        // 1-bit LAMB ratio r_t per tensor
 };
 
 // Knobs every optimizer shares (SPEC §3 "common knobs").
 struct CommonOptions {
-  std::shared_ptr<const LrSchedule> schedule;   // required
-  double weight_decay = 0.0;                    // lambda, added to the update as lambda*x
-  double eps = 1e-8;                            // eta
-  WirePrecision wire = WirePrecision::kFp32;    // of allreduce_mean
-  uint64_t seed = 0;                            // RandomKey seed of stochastic compressors
+  std::shared_ptr<const LrSchedule> schedule;  // required
+  double weight_decay = 0.0;                   // lambda, added to the update as lambda*x
+  double eps = 1e-8;                           // eta
+  WirePrecision wire = WirePrecision::kFp32;   // of allreduce_mean
+  uint64_t seed = 0;                           // RandomKey seed of stochastic compressors
 };
 
 class Optimizer {
@@ -80,8 +80,8 @@ class Optimizer {
   Optimizer(std::string name, ParamLayout layout, CommonOptions common);
 
   // The step proper; t_ already counts it and lr is this step's rate.
-  virtual void do_step(std::span<float> params, std::span<const float> grads,
-                       Communicator& comm, float lr) = 0;
+  virtual void do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
+                       float lr) = 0;
   virtual void save(OptimizerState& state) const = 0;
   virtual void load(const OptimizerState& state) = 0;
 

@@ -23,7 +23,7 @@ CommonOptions read_common(HyperParams& hp, double default_lr) {
   c.weight_decay = hp.non_negative("weight_decay", 0.0);
   c.eps = hp.positive("eps", 1e-8);
   c.wire = hp.choice("wire", "fp32", {"fp32", "fp16"}) == "fp16" ? WirePrecision::kFp16
-                                                                  : WirePrecision::kFp32;
+                                                                 : WirePrecision::kFp32;
   c.seed = static_cast<uint64_t>(hp.integer("seed", 0, 0));
   return c;
 }
@@ -42,7 +42,7 @@ MomentumOptions read_momentum(HyperParams& hp, double default_beta) {
   MomentumOptions m;
   m.beta = static_cast<float>(hp.beta("beta", default_beta));
   m.form = hp.choice("form", "paper", {"paper", "pytorch"}) == "pytorch" ? MomentumForm::kPyTorch
-                                                                          : MomentumForm::kPaper;
+                                                                         : MomentumForm::kPaper;
   m.nesterov = hp.flag("nesterov", false);
   return m;
 }
@@ -60,8 +60,8 @@ void read_clip(HyperParams& hp, double& lo, double& hi, const std::string& lo_ke
   lo = hp.positive(lo_key, lo_default);
   hi = hp.positive(hi_key, hi_default);
   if (lo > hi) {
-    hp.fail("key '" + lo_key + "' = " + std::to_string(lo) + " exceeds '" + hi_key + "' = " +
-            std::to_string(hi) + ", expected " + lo_key + " <= " + hi_key);
+    hp.fail("key '" + lo_key + "' = " + std::to_string(lo) + " exceeds '" + hi_key +
+            "' = " + std::to_string(hi) + ", expected " + lo_key + " <= " + hi_key);
   }
 }
 
@@ -96,8 +96,7 @@ std::unique_ptr<Optimizer> build(const std::string& name, HyperParams& hp,
     } else {
       o.freeze_step = hp.integer("freeze_step", 1, 1);
       if (hp.has("threshold")) {
-        hp.fail("key 'threshold' only applies with freeze_step=auto, but freeze_step = " +
-                freeze);
+        hp.fail("key 'threshold' only applies with freeze_step=auto, but freeze_step = " + freeze);
       }
     }
     return std::make_unique<OnebitAdam>(layout, common, o);
@@ -153,11 +152,20 @@ std::unique_ptr<Optimizer> build(const std::string& name, HyperParams& hp,
 }  // namespace
 
 std::vector<std::string> optimizer_names() {
-  return {"sgd",         "momentum-sgd",        "adam",
-          "lamb",        "onebit-adam",         "onebit-adam-32bit",
-          "naive-onebit-adam", "onebit-lamb",   "birder",
-          "birder-hierarchical", "ef-momentum-sgd", "doublesqueeze",
-          "local-sgd",   "local-momentum-sgd"};
+  return {"sgd",
+          "momentum-sgd",
+          "adam",
+          "lamb",
+          "onebit-adam",
+          "onebit-adam-32bit",
+          "naive-onebit-adam",
+          "onebit-lamb",
+          "birder",
+          "birder-hierarchical",
+          "ef-momentum-sgd",
+          "doublesqueeze",
+          "local-sgd",
+          "local-momentum-sgd"};
 }
 
 std::unique_ptr<Optimizer> make_optimizer(std::string_view name, const HyperParamMap& params,

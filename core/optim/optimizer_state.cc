@@ -13,7 +13,9 @@ constexpr uint32_t kVersion = 1;
 class Writer {
  public:
   template <typename T>
-  void pod(const T& v) { raw(&v, sizeof(T)); }
+  void pod(const T& v) {
+    raw(&v, sizeof(T));
+  }
   void raw(const void* p, size_t n) {
     const auto* b = static_cast<const std::byte*>(p);
     out_.insert(out_.end(), b, b + n);

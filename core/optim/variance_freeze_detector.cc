@@ -31,7 +31,8 @@ VarianceFreezeDetector::VarianceFreezeDetector(double beta2, double threshold,
 bool VarianceFreezeDetector::observe(int64_t t, double v_l1) {
   if (t != last_t_ + 1) {
     throw InvalidArgument("VarianceFreezeDetector: observed step " + std::to_string(t) +
-                          " after step " + std::to_string(last_t_) + ", expected consecutive steps");
+                          " after step " + std::to_string(last_t_) +
+                          ", expected consecutive steps");
   }
   last_t_ = t;
   const auto slots = static_cast<int64_t>(ring_.size());

@@ -91,8 +91,8 @@ std::unique_ptr<Task> make_task(HyperParams& hp, const std::string& prefix, int 
       o.dimension = bounded(hp, key("dimension"), 20, kMaxValues);
       o.train_size = bounded(hp, key("train_size"), 8192, kMaxExamples);
       o.test_size = bounded(hp, key("test_size"), 2048, kMaxExamples);
-      check_product(hp, "keys '" + key("dimension") + "' x (train_size + test_size)",
-                    o.dimension, o.train_size + o.test_size);
+      check_product(hp, "keys '" + key("dimension") + "' x (train_size + test_size)", o.dimension,
+                    o.train_size + o.test_size);
       o.separable = hp.flag(key("separable"), true);
       if (o.separable && hp.has(key("label_noise"))) {
         hp.fail("key '" + key("label_noise") + "' only applies with " + key("separable") +

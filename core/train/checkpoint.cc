@@ -256,7 +256,8 @@ Checkpoint decode_checkpoint(std::span<const std::byte> bytes, const std::string
     throw InvalidArgument(fmt::format("checkpoint {}: {}", source, what));
   };
   // An empty input (null data) reaches the truncation check below; memcmp needs a valid pointer.
-  if (!bytes.empty() && std::memcmp(bytes.data(), kMagic, std::min(bytes.size(), sizeof kMagic)) != 0) {
+  if (!bytes.empty() &&
+      std::memcmp(bytes.data(), kMagic, std::min(bytes.size(), sizeof kMagic)) != 0) {
     fail("not a compopt checkpoint (bad magic)");
   }
   constexpr uint64_t kFixed = kHeaderBytes + kTrailerBytes;

@@ -46,8 +46,8 @@ class CheckpointCollector {
       arrived_.erase(step);
     }
     if (ready->records.size() != static_cast<size_t>(ready->step)) {
-      throw std::logic_error(fmt::format("checkpoint at step {} has {} records", ready->step,
-                                         ready->records.size()));
+      throw std::logic_error(
+          fmt::format("checkpoint at step {} has {} records", ready->step, ready->records.size()));
     }
     if (write_) write_(*ready);
   }

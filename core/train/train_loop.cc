@@ -149,11 +149,10 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
     const double loss = worker->loss_and_grad(params, batch, grads);
     // Charge the compute to the clock: simulated time on sim, no-op on
     // backends whose clock is the wall clock.
-    comm.advance(options.compute_seconds
-                     ? *options.compute_seconds
-                     : std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                     compute_start)
-                           .count());
+    comm.advance(options.compute_seconds ? *options.compute_seconds
+                                         : std::chrono::duration<double>(
+                                               std::chrono::steady_clock::now() - compute_start)
+                                               .count());
     const std::ptrdiff_t bad = first_non_finite(grads);
     if (bad >= 0 || !std::isfinite(loss)) {
       throw NonFiniteGradient(

@@ -59,9 +59,9 @@ class NonFiniteGradient : public std::runtime_error {
 
 struct TrainOptions {
   size_t batch_per_rank = 32;
-  int64_t steps = 1;       // total optimizer steps, >= 1
-  int64_t eval_every = 0;  // steps between test evaluations; 0: once per epoch
-  uint64_t seed = 1;       // initial parameters and data order
+  int64_t steps = 1;             // total optimizer steps, >= 1
+  int64_t eval_every = 0;        // steps between test evaluations; 0: once per epoch
+  uint64_t seed = 1;             // initial parameters and data order
   int64_t checkpoint_every = 0;  // 0: no checkpoints
   // Seconds charged with comm.advance() per loss/gradient computation; unset:
   // the measured wall time (time-wise curves; not reproducible run to run).

@@ -48,7 +48,8 @@ std::vector<const Study*> selected_studies(const Options& o) {
     if (!names.contains(name)) {
       std::string known;
       for (const Study& s : reproduce::all_studies()) known += (known.empty() ? "" : ", ") + s.name;
-      throw InvalidArgument(fmt::format("--only '{}': unknown study, expected one of: {}", name, known));
+      throw InvalidArgument(
+          fmt::format("--only '{}': unknown study, expected one of: {}", name, known));
     }
   }
   for (const Study& s : reproduce::all_studies())
@@ -83,7 +84,8 @@ std::string report(const Options& o, const RunDirectory& dir, const std::vector<
       "net_models/calibration_rows.cc. Relative error = (ours - published) / published. Column "
       "definitions of every CSV and the discussion of each disagreement: docs/reproduction.md.\n\n",
       o.full ? "full" : "quick", dir.path().string(), outcomes.size(), total_seconds);
-  if (!figure_problem.empty()) md += fmt::format("**Figures were not drawn:** {}\n\n", figure_problem);
+  if (!figure_problem.empty())
+    md += fmt::format("**Figures were not drawn:** {}\n\n", figure_problem);
   md += "| study | status | seconds |\n|---|---|---:|\n";
   for (const Outcome& r : outcomes)
     md += fmt::format("| [{}](#{}) | {} | {:.0f} |\n", r.study->title, r.study->name,
@@ -109,7 +111,8 @@ void link_latest(const fs::path& run) {
 
 void run(const Options& o) {
   const std::vector<const Study*> studies = selected_studies(o);
-  if (o.jobs < 0) throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
+  if (o.jobs < 0)
+    throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
   const RunDirectory dir("reproduce", o.out);
   fmt::print("compopt reproduce ({} scale): {} studies into {}\n", o.full ? "full" : "quick",
              studies.size(), dir.path().string());

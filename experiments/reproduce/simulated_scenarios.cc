@@ -12,9 +12,10 @@ namespace compopt::cli::reproduce {
 std::string encode_stages(const StageTimings& stages) {
   std::string out;
   for (const sim::StageTiming& t : stages) {
-    out += fmt::format("{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}\n",
-                       t.stage, t.forward_s, t.backward_compute_s, t.comm_s, t.compress_s, t.step_s,
-                       t.step_time_s, t.throughput_samples_s, t.bytes_per_gpu, t.inter_node_bytes);
+    out +=
+        fmt::format("{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}\n",
+                    t.stage, t.forward_s, t.backward_compute_s, t.comm_s, t.compress_s, t.step_s,
+                    t.step_time_s, t.throughput_samples_s, t.bytes_per_gpu, t.inter_node_bytes);
   }
   return out;
 }
@@ -38,7 +39,10 @@ std::vector<StageTimings> simulate_scenarios(const std::vector<sim::Scenario>& s
   const std::vector<std::string> texts = run_forked(
       {.count = scenarios.size(),
        .parallel = jobs,
-       .work = [&](size_t i) { return encode_stages(sim::simulate_step(sim::resolve_scenario(scenarios[i]))); },
+       .work =
+           [&](size_t i) {
+             return encode_stages(sim::simulate_step(sim::resolve_scenario(scenarios[i])));
+           },
        .describe =
            [&](size_t i) {
              return fmt::format("simulation of {} / {} on {} GPUs at {} Gbit/s",

@@ -25,7 +25,8 @@ constexpr double kLowGbps = 0.01, kHighGbps = 1000.0;
 
 double speedup(const CompressionPair& p, double gbps) {
   const auto step = [&](const std::string& optimizer) {
-    return steady_stage(sim::simulate_step(sim::resolve_scenario(pair_scenario(p, optimizer, kGpus, gbps))))
+    return steady_stage(
+               sim::simulate_step(sim::resolve_scenario(pair_scenario(p, optimizer, kGpus, gbps))))
         .step_time_s;
   };
   return step(p.baseline) / step(p.optimizer);
@@ -66,7 +67,8 @@ Search bisect(const CompressionPair& p) {
 
 std::string run_break_even_study(const StudyContext& context) {
   const auto& pairs = compression_pairs();
-  for (const CompressionPair& p : pairs) sim::resolve_scenario(pair_scenario(p, p.optimizer, kGpus, 1));
+  for (const CompressionPair& p : pairs)
+    sim::resolve_scenario(pair_scenario(p, p.optimizer, kGpus, 1));
   const std::vector<std::string> texts = run_forked(
       {.count = pairs.size(),
        .parallel = context.jobs,
@@ -84,8 +86,8 @@ std::string run_break_even_study(const StudyContext& context) {
   std::string csv =
       "workload,gpus,baseline,optimizer,break_even_gbps,search_lo_gbps,search_hi_gbps,"
       "speedup_at_lo,status\n";
-  MarkdownTable table({"workload", "cluster", "pair", "break-even (Gbit/s)", "speedup at 0.01 Gbit/s",
-                       "simulations"});
+  MarkdownTable table({"workload", "cluster", "pair", "break-even (Gbit/s)",
+                       "speedup at 0.01 Gbit/s", "simulations"});
   for (size_t i = 0; i < pairs.size(); ++i) {
     std::istringstream in(texts[i]);
     Search s;
@@ -95,7 +97,7 @@ std::string run_break_even_study(const StudyContext& context) {
     csv += fmt::format("{},{},{},{},{},{:g},{:g},{:.4f},{}\n", p.workload, kGpus, p.baseline,
                        p.optimizer, found ? fmt::format("{:.4g}", s.break_even) : "", kLowGbps,
                        kHighGbps, s.speedup_at_low, s.status);
-    const std::string where = found ? fmt::format("{:.3g}", s.break_even)
+    const std::string where = found                       ? fmt::format("{:.3g}", s.break_even)
                               : s.status == "above_range" ? fmt::format("> {:g}", kHighGbps)
                                                           : fmt::format("< {:g}", kLowGbps);
     table.add({p.workload, p.cluster, p.optimizer + " / " + p.baseline, where,
@@ -103,7 +105,8 @@ std::string run_break_even_study(const StudyContext& context) {
   }
   context.write_file("break_even.csv", csv);
   return fmt::format(
-      "Effective inter-node bandwidth above which the compressed optimizer's compression stage is no "
+      "Effective inter-node bandwidth above which the compressed optimizer's compression stage is "
+      "no "
       "faster than the baseline (speedup = 1), on {} GPUs of each workload's paper cluster, by "
       "bisection on the simulator over [{:g}, {:g}] Gbit/s to 1%. No paper reports this; the "
       "crossing is where the compression compute (docs/simulator.md, per-element costs from "

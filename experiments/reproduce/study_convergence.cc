@@ -46,8 +46,7 @@ std::string mean_std(const std::vector<double>& v, double scale, int digits) {
 
 std::string run_convergence_study(const StudyContext& context) {
   const std::vector<int> seeds = training_seeds(context);
-  const std::vector<TrainingRun> runs =
-      training_runs(context, convergence_optimizers(), seeds);
+  const std::vector<TrainingRun> runs = training_runs(context, convergence_optimizers(), seeds);
   std::string curves =
       "optimizer,seed,step,samples,epoch,time_s,stage,train_loss,test_loss,test_accuracy,"
       "bytes_sent\n";
@@ -56,11 +55,11 @@ std::string run_convergence_study(const StudyContext& context) {
   for (const TrainingRun& run : runs) {
     const CsvTable& m = run.metrics;
     for (size_t r = 0; r < m.rows(); ++r) {
-      curves += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", run.optimizer, run.seed,
-                            m.text(r, "step"), m.text(r, "samples"), m.text(r, "epoch"),
-                            m.text(r, "time_s"), m.text(r, "stage"), m.text(r, "train_loss"),
-                            m.text(r, "test_loss"), m.text(r, "test_accuracy"),
-                            m.text(r, "bytes_sent"));
+      curves +=
+          fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", run.optimizer, run.seed,
+                      m.text(r, "step"), m.text(r, "samples"), m.text(r, "epoch"),
+                      m.text(r, "time_s"), m.text(r, "stage"), m.text(r, "train_loss"),
+                      m.text(r, "test_loss"), m.text(r, "test_accuracy"), m.text(r, "bytes_sent"));
     }
     const Summary s = summarize(run);
     summary += fmt::format("{},{},{},{},{:.6f},{:.0f}\n", run.optimizer, run.seed,
@@ -71,8 +70,8 @@ std::string run_convergence_study(const StudyContext& context) {
   context.write_file("curves.csv", curves);
   context.write_file("summary.csv", summary);
 
-  MarkdownTable table({"optimizer", "test accuracy %", "test loss", "simulated time s",
-                       "MB sent per rank"});
+  MarkdownTable table(
+      {"optimizer", "test accuracy %", "test loss", "simulated time s", "MB sent per rank"});
   for (const std::string& name : convergence_optimizers()) {
     std::vector<double> acc, loss, time, mb;
     for (const Summary& s : by_optimizer[name]) {

@@ -57,9 +57,9 @@ std::string run_profile_study(const StudyContext& context) {
         const bool published = optimizers[o] == "adam";
         csv += fmt::format(
             "{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.2f},{},{}\n",
-            network, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, optimizers[o],
-            t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s,
-            1e3 * t.compress_s, 1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(),
+            network, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, optimizers[o], t.stage,
+            1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s, 1e3 * t.compress_s,
+            1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(),
             published ? fmt::format("{:.2f}", row.allreduce_ms) : "",
             published ? fmt::format("{:.0f}", row.allreduce_pct) : "");
       }

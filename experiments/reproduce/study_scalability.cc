@@ -31,8 +31,16 @@ const std::vector<Comparison>& comparisons() {
   static const std::vector<Comparison> list = {
       {"adam_onebit_adam", "bert-large-seq128", "ethernet-v100-4", {"adam", "onebit-adam"}, 16},
       {"lamb_onebit_lamb", "bert-large-seq128", "ethernet-v100-4", {"lamb", "onebit-lamb"}, 16},
-      {"birder_resnet50", "resnet50-imagenet", "ethernet-a100-8", {"sgdm", "onebit-adam", "birder"}, 32},
-      {"birder_bert_base", "bert-base-squad", "ethernet-a100-8", {"bertadam", "onebit-adam", "birder"}, 3},
+      {"birder_resnet50",
+       "resnet50-imagenet",
+       "ethernet-a100-8",
+       {"sgdm", "onebit-adam", "birder"},
+       32},
+      {"birder_bert_base",
+       "bert-base-squad",
+       "ethernet-a100-8",
+       {"bertadam", "onebit-adam", "birder"},
+       3},
   };
   return list;
 }
@@ -83,8 +91,8 @@ std::string run_scalability_study(const StudyContext& context) {
       "batch_per_gpu,throughput_samples_s,step_ms,allreduce_ms,published_throughput_samples_s\n";
   MarkdownTable published({"workload", "optimizer", "GPUs", "batch/GPU", "samples/s (ours)",
                            "samples/s (published)", "error", "role of the published value"});
-  MarkdownTable speedups({"comparison", "GPUs", "baseline samples/s", "compressed optimizer",
-                          "samples/s", "speedup"});
+  MarkdownTable speedups(
+      {"comparison", "GPUs", "baseline samples/s", "compressed optimizer", "samples/s", "speedup"});
   std::map<std::tuple<std::string, std::string, int>, double> throughput;
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];

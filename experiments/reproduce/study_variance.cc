@@ -66,8 +66,8 @@ std::string run_variance_study(const StudyContext& context) {
        .describe = [&](size_t i) { return fmt::format("Adam run with beta2 = {}", betas[i]); }});
   std::string csv = "beta2,step,lr,train_loss,var_norm_l2,var_ratio_l1\n";
   std::string freeze_csv = "beta2,delta,threshold,freeze_step\n";
-  MarkdownTable table({"beta2", "Delta", "steps", "LR warmup steps", "freeze step (auto)",
-                       "fraction of training"});
+  MarkdownTable table(
+      {"beta2", "Delta", "steps", "LR warmup steps", "freeze step (auto)", "fraction of training"});
   for (size_t i = 0; i < betas.size(); ++i) {
     const std::string& text = texts[i];
     const size_t eol = text.find('\n');

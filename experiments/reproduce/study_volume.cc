@@ -26,8 +26,8 @@ std::string run_volume_study(const StudyContext& context) {
   constexpr double k = 32;
   std::string csv =
       "optimizer,warmup_fraction,k,formula_reduction,measured_reduction,relative_error\n";
-  MarkdownTable table({"optimizer", "uncompressed steps w", "formula 1/(w+(1-w)/32)",
-                       "measured", "error"});
+  MarkdownTable table(
+      {"optimizer", "uncompressed steps w", "formula 1/(w+(1-w)/32)", "measured", "error"});
   for (const TrainingRun& run : runs) {
     if (run.optimizer == "adam") continue;
     size_t uncompressed = 0;

@@ -24,8 +24,7 @@ constexpr const char* kCluster = "ethernet-v100-4";
 const std::map<std::string, std::vector<std::string>>& optimizer_settings() {
   static const std::map<std::string, std::vector<std::string>> settings = {
       {"adam", {"lr=1e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6"}},
-      {"onebit-adam",
-       {"lr=1e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6", "freeze_step=\"15%\""}},
+      {"onebit-adam", {"lr=1e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6", "freeze_step=\"15%\""}},
       {"naive-onebit-adam", {"lr=1e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6"}},
       {"lamb", {"lr=5e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6"}},
       {"onebit-lamb", {"lr=5e-3", "beta1=0.9", "beta2=0.999", "eps=1e-6", "freeze_step=\"15%\""}},
@@ -63,8 +62,7 @@ std::string layers_csv(const TrainConfig& config, const std::vector<StepRecord>&
 
 // In the child: trains one run and writes its folder.
 void train_one(const StudyContext& context, const std::string& optimizer, int seed) {
-  const TrainConfig config =
-      load_train_config("", training_overrides(context, optimizer, seed));
+  const TrainConfig config = load_train_config("", training_overrides(context, optimizer, seed));
   const TrainResult result = run_training(config);
   RunDirectory dir("train", run_folder(context, optimizer, seed).string());
   std::ostringstream metrics;
@@ -78,9 +76,8 @@ void train_one(const StudyContext& context, const std::string& optimizer, int se
 }  // namespace
 
 const std::vector<std::string>& convergence_optimizers() {
-  static const std::vector<std::string> names = {"adam",        "onebit-adam", "naive-onebit-adam",
-                                                 "lamb",        "onebit-lamb", "birder",
-                                                 "momentum-sgd"};
+  static const std::vector<std::string> names = {
+      "adam", "onebit-adam", "naive-onebit-adam", "lamb", "onebit-lamb", "birder", "momentum-sgd"};
   return names;
 }
 
@@ -140,9 +137,10 @@ std::vector<TrainingRun> training_runs(const StudyContext& context,
   std::vector<TrainingRun> runs;
   for (const auto& [optimizer, seed] : all) {
     const fs::path folder = run_folder(context, optimizer, seed);
-    runs.push_back({optimizer, seed,
-                    CsvTable::parse(read_text(folder / "metrics.csv"), (folder / "metrics.csv").string()),
-                    CsvTable::parse(read_text(folder / "layers.csv"), (folder / "layers.csv").string())});
+    runs.push_back(
+        {optimizer, seed,
+         CsvTable::parse(read_text(folder / "metrics.csv"), (folder / "metrics.csv").string()),
+         CsvTable::parse(read_text(folder / "layers.csv"), (folder / "layers.csv").string())});
   }
   return runs;
 }

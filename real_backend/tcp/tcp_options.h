@@ -6,7 +6,8 @@
 //
 // tcp_options_from_env() reads RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
 // COMPOPT_JOB_TOKEN, and optionally COMPOPT_LISTEN_ADDR, COMPOPT_ADVERTISE_ADDR,
-// COMPOPT_NODE_NAME, COMPOPT_TCP_TIMEOUT_S, COMPOPT_TCP_PIPELINE_BYTES. Every value can also be set in code.
+// COMPOPT_NODE_NAME, COMPOPT_TCP_TIMEOUT_S, COMPOPT_TCP_PIPELINE_BYTES. Every value can also be set
+// in code.
 
 #include <cstdint>
 #include <string>
@@ -33,7 +34,7 @@ struct TcpOptions {
   // Ring collectives send blocks in pieces of this size, one piece ahead (Transport::
   // pipeline_bytes); 0 sends whole blocks. Must be equal on every rank.
   uint64_t pipeline_bytes = uint64_t{1} << 20;
-  bool quiet = false;                               // do not log refused connections to stderr
+  bool quiet = false;  // do not log refused connections to stderr
 };
 
 // Fills rank, world size, master address/port, token and overrides from the

@@ -56,7 +56,9 @@ void BM_allreduce_fp32(benchmark::State& state) {
 
 void BM_allreduce_fp16(benchmark::State& state) {
   run_collective(state, [](Communicator& comm, size_t) {
-    return [&comm](std::vector<float>& x) { comm.allreduce(x, ReduceOp::kMean, WirePrecision::kFp16); };
+    return [&comm](std::vector<float>& x) {
+      comm.allreduce(x, ReduceOp::kMean, WirePrecision::kFp16);
+    };
   });
 }
 
@@ -95,13 +97,18 @@ void BM_alltoall(benchmark::State& state) {
   run_collective(state, [](Communicator& comm, size_t d) {
     auto out = std::make_shared<std::vector<float>>(d - d % kRanks);
     return [&comm, out](std::vector<float>& x) {
-      comm.alltoall(std::as_bytes(std::span(x).first(out->size())), std::as_writable_bytes(std::span(*out)));
+      comm.alltoall(std::as_bytes(std::span(x).first(out->size())),
+                    std::as_writable_bytes(std::span(*out)));
     };
   });
 }
 
 #define COMPOPT_COMM_BENCH(name) \
-  BENCHMARK(name)->Arg(int64_t{1} << 16)->Arg(int64_t{1} << 20)->UseManualTime()->Unit(benchmark::kMicrosecond)
+  BENCHMARK(name)                \
+      ->Arg(int64_t{1} << 16)    \
+      ->Arg(int64_t{1} << 20)    \
+      ->UseManualTime()          \
+      ->Unit(benchmark::kMicrosecond)
 COMPOPT_COMM_BENCH(BM_allreduce_fp32);
 COMPOPT_COMM_BENCH(BM_allreduce_fp16);
 COMPOPT_COMM_BENCH(BM_compressed_allreduce_sign);

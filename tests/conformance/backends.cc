@@ -22,20 +22,23 @@ namespace {
 
 #ifdef COMPOPT_HAVE_HYBRID
 cuda::GpuContext& hybrid_rank_gpu() {
-  if (cuda::rank_gpu() == nullptr) throw std::logic_error("hybrid conformance: compressed call outside a hybrid rank");
+  if (cuda::rank_gpu() == nullptr)
+    throw std::logic_error("hybrid conformance: compressed call outside a hybrid rank");
   return *cuda::rank_gpu();
 }
 
 // TCP ranks as threads sharing the GPU; sign and binary compressed collectives on the GPU.
 Backend hybrid_backend() {
-  Backend b{"hybrid", [](int ranks, int ranks_per_node, const std::function<void(Communicator&)>& fn) {
+  Backend b{"hybrid",
+            [](int ranks, int ranks_per_node, const std::function<void(Communicator&)>& fn) {
               tcp::TcpOptions options;
               options.op_timeout_s = 20.0;
               options.connect_timeout_s = 20.0;
               options.linger_s = 5.0;
               options.quiet = true;
               cuda::run_hybrid_threads(
-                  ranks, ranks_per_node, [&](Communicator& comm, cuda::GpuContext&) { fn(comm); }, options);
+                  ranks, ranks_per_node, [&](Communicator& comm, cuda::GpuContext&) { fn(comm); },
+                  options);
             }};
   b.compressed_allreduce = [](Communicator& comm, std::span<float> data, const Compressor& c,
                               CompressedAllreduceState& state, RandomKey key) {
@@ -45,10 +48,12 @@ Backend hybrid_backend() {
       compressed_allreduce_mean(comm, data, c, state, key);
     }
   };
-  b.hierarchical_allreduce = [](HierarchicalGroups& groups, std::span<float> data, const Compressor& c,
-                                CompressedAllreduceState& state, RandomKey key, const ShardTransform& transform) {
+  b.hierarchical_allreduce = [](HierarchicalGroups& groups, std::span<float> data,
+                                const Compressor& c, CompressedAllreduceState& state, RandomKey key,
+                                const ShardTransform& transform) {
     if (cuda::codec_for(c)) {
-      cuda::hierarchical_compressed_allreduce_mean(hybrid_rank_gpu(), groups, data, c, state, key, transform);
+      cuda::hierarchical_compressed_allreduce_mean(hybrid_rank_gpu(), groups, data, c, state, key,
+                                                   transform);
     } else {
       hierarchical_compressed_allreduce_mean(groups, data, c, state, key, transform);
     }
@@ -73,7 +78,8 @@ const std::vector<Backend>& conformance_backends() {
       {"local",
        [](int ranks, int ranks_per_node, const std::function<void(Communicator&)>& fn) {
          // Short timeout: a conformance failure must fail fast, not hang.
-         LocalWorld world({.ranks = ranks, .ranks_per_node = ranks_per_node, .recv_timeout_s = 20.0});
+         LocalWorld world(
+             {.ranks = ranks, .ranks_per_node = ranks_per_node, .recv_timeout_s = 20.0});
          world.run(fn);
        }},
 #ifdef COMPOPT_HAVE_SIM

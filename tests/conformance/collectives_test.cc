@@ -59,7 +59,8 @@ TEST_P(ConformanceTest, AllreduceOfNonIntegersIsBitIdenticalAcrossRanks) {
   PerRank<std::vector<float>> out(ranks());
   run([&](Communicator& comm) {
     std::vector<float> x(count());
-    for (size_t i = 0; i < count(); ++i) x[i] = 0.1f * static_cast<float>(comm.rank() + 1) / static_cast<float>(i + 3);
+    for (size_t i = 0; i < count(); ++i)
+      x[i] = 0.1f * static_cast<float>(comm.rank() + 1) / static_cast<float>(i + 3);
     comm.allreduce(x, ReduceOp::kMean);
     out[comm.rank()] = x;
   });
@@ -71,7 +72,8 @@ TEST_P(ConformanceTest, AllreduceOfNonIntegersIsBitIdenticalAcrossRanks) {
   }
   for (int r = 1; r < ranks(); ++r) {
     // count() may be 0: memcmp of empty vectors gets null pointers, which is undefined.
-    ASSERT_TRUE(count() == 0 || std::memcmp(out[0].data(), out[r].data(), count() * sizeof(float)) == 0)
+    ASSERT_TRUE(count() == 0 ||
+                std::memcmp(out[0].data(), out[r].data(), count() * sizeof(float)) == 0)
         << "rank " << r;
   }
 }
@@ -117,11 +119,14 @@ TEST_P(ConformanceTest, AlltoallTransposesBlocks) {
   PerRank<std::vector<float>> out(ranks());
   const auto n = static_cast<size_t>(ranks());
   // Element i of the block rank s sends to rank d encodes (s, d, i).
-  auto value = [&](int s, int d, size_t i) { return static_cast<float>(s * 100000 + d * 1000) + static_cast<float>(i % 1000); };
+  auto value = [&](int s, int d, size_t i) {
+    return static_cast<float>(s * 100000 + d * 1000) + static_cast<float>(i % 1000);
+  };
   run([&](Communicator& comm) {
     std::vector<float> send(count() * n), recv(count() * n);
     for (int d = 0; d < comm.size(); ++d) {
-      for (size_t i = 0; i < count(); ++i) send[static_cast<size_t>(d) * count() + i] = value(comm.rank(), d, i);
+      for (size_t i = 0; i < count(); ++i)
+        send[static_cast<size_t>(d) * count() + i] = value(comm.rank(), d, i);
     }
     comm.alltoall(std::as_bytes(std::span(send)), std::as_writable_bytes(std::span(recv)));
     out[comm.rank()] = recv;
@@ -129,7 +134,8 @@ TEST_P(ConformanceTest, AlltoallTransposesBlocks) {
   for (int d = 0; d < ranks(); ++d) {
     for (int s = 0; s < ranks(); ++s) {
       for (size_t i = 0; i < count(); ++i) {
-        ASSERT_EQ(out[d][static_cast<size_t>(s) * count() + i], value(s, d, i)) << "from " << s << " to " << d;
+        ASSERT_EQ(out[d][static_cast<size_t>(s) * count() + i], value(s, d, i))
+            << "from " << s << " to " << d;
       }
     }
   }
@@ -144,7 +150,8 @@ TEST_P(ConformanceTest, BroadcastFromEveryRoot) {
       out[comm.rank()] = x;
     });
     const auto expected = integer_inputs(root, count());
-    for (int r = 0; r < ranks(); ++r) ASSERT_THAT(out[r], ElementsAreArray(expected)) << "root " << root << " rank " << r;
+    for (int r = 0; r < ranks(); ++r)
+      ASSERT_THAT(out[r], ElementsAreArray(expected)) << "root " << root << " rank " << r;
   }
 }
 
@@ -163,7 +170,10 @@ TEST_P(ConformanceTest, BarrierOrdersWritesBeforeReads) {
 
 TEST_P(ConformanceTest, SplitFormsGroupsOrderedByKeyThenRank) {
   // color = rank % 3, key = -rank (reverse order); rank 4 (when present) opts out.
-  struct Seen { int rank = -2, size = -2; std::vector<float> sum; };
+  struct Seen {
+    int rank = -2, size = -2;
+    std::vector<float> sum;
+  };
   PerRank<Seen> out(ranks());
   run([&](Communicator& comm) {
     const int color = comm.rank() == 4 ? Communicator::kUndefinedColor : comm.rank() % 3;

@@ -1,12 +1,13 @@
 // Compressed allreduce (SPEC §2) against the single-process reference, error
 // feedback telescoping, and exact traffic counts, on every backend.
 
+#include "core/comm/collectives/compressed_allreduce.h"
+
 #include <cmath>
 #include <cstring>
 #include <numeric>
 
 #include "core/comm/collectives/block_partition.h"
-#include "core/comm/collectives/compressed_allreduce.h"
 #include "tests/conformance/compressed_reference.h"
 #include "tests/conformance/conformance_params.h"
 #include "tests/conformance/per_rank.h"
@@ -22,7 +23,8 @@ constexpr uint64_t kSeed = 0x5eedULL;
 std::vector<float> smooth_input(int rank, int step, size_t count) {
   std::vector<float> x(count);
   for (size_t i = 0; i < count; ++i) {
-    x[i] = std::sin(0.37f * static_cast<float>(i) + 1.3f * static_cast<float>(rank) + 0.7f * static_cast<float>(step)) *
+    x[i] = std::sin(0.37f * static_cast<float>(i) + 1.3f * static_cast<float>(rank) +
+                    0.7f * static_cast<float>(step)) *
            (1.0f + 0.25f * static_cast<float>(rank));
   }
   return x;
@@ -42,7 +44,8 @@ TEST_P(CompressedConformance, MatchesReferenceBitForBitOnEveryRank) {
       CompressedAllreduceState state(count(), comm.size());
       for (int t = 0; t < kSteps; ++t) {
         auto x = smooth_input(comm.rank(), t, count());
-        backend().compressed_allreduce(comm, x, *compressor, state, RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
+        backend().compressed_allreduce(comm, x, *compressor, state,
+                                       RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
         out[comm.rank()].push_back(x);
       }
     });
@@ -54,7 +57,8 @@ TEST_P(CompressedConformance, MatchesReferenceBitForBitOnEveryRank) {
       for (int r = 0; r < ranks(); ++r) {
         ASSERT_EQ(out[r][static_cast<size_t>(t)].size(), count());
         ASSERT_TRUE(count() == 0 ||  // memcmp of empty vectors gets null pointers: undefined
-                    std::memcmp(out[r][static_cast<size_t>(t)].data(), expected.data(), count() * sizeof(float)) == 0)
+                    std::memcmp(out[r][static_cast<size_t>(t)].data(), expected.data(),
+                                count() * sizeof(float)) == 0)
             << spec << " step " << t << " rank " << r;
       }
     }
@@ -72,7 +76,8 @@ TEST_P(CompressedConformance, ErrorFeedbackTelescopes) {
     std::vector<double> acc(count(), 0.0);
     for (int t = 0; t < kLongSteps; ++t) {
       auto x = smooth_input(comm.rank(), t, count());
-      backend().compressed_allreduce(comm, x, *compressor, state, RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
+      backend().compressed_allreduce(comm, x, *compressor, state,
+                                     RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
       for (size_t i = 0; i < count(); ++i) acc[i] += x[i];
     }
     sum_out[comm.rank()] = acc;
@@ -104,7 +109,8 @@ TEST_P(CompressedConformance, TrafficMatchesSpecByteCounts) {
       comm.traffic().reset();
       backend().compressed_allreduce(comm, x, *compressor, state, RandomKey{});
       tally[comm.rank()] = comm.traffic().of("compressed_allreduce");
-      EXPECT_EQ(comm.traffic().total(), tally[comm.rank()]) << "all bytes labelled compressed_allreduce";
+      EXPECT_EQ(comm.traffic().total(), tally[comm.rank()])
+          << "all bytes labelled compressed_allreduce";
     });
     // SPEC §2: (n-1) bit-chunks of D/n elements out in the all-to-all, (n-1) in the
     // all-gather, plus 4-byte scales (n-1 worker, n-1 server) for sign.
@@ -125,12 +131,14 @@ TEST_P(CompressedConformance, RingAllreduceTrafficIsTwiceNMinusOneOverN) {
   for (size_t d : {count(), count() * static_cast<size_t>(ranks())}) {
     PerRank<TrafficTally> tally(ranks());
     size_t pipeline = 0;
-    run([&](Communicator& comm) {
-      std::vector<float> x(d, 1.0f);
-      comm.allreduce(x);
-      tally[comm.rank()] = comm.traffic().of("allreduce");
-      if (comm.rank() == 0) pipeline = comm.transport().pipeline_bytes();
-    }, 2);
+    run(
+        [&](Communicator& comm) {
+          std::vector<float> x(d, 1.0f);
+          comm.allreduce(x);
+          tally[comm.rank()] = comm.traffic().of("allreduce");
+          if (comm.rank() == 0) pipeline = comm.transport().pipeline_bytes();
+        },
+        2);
     const uint64_t n = static_cast<uint64_t>(ranks()), bytes = d * sizeof(float);
     // One message per block per step, or ceil(block bytes / piece) on a pipelined
     // transport (pieces of whole floats; an empty block is one empty message).
@@ -156,14 +164,16 @@ TEST_P(CompressedConformance, RingAllreduceTrafficIsTwiceNMinusOneOverN) {
         EXPECT_EQ(tally[r].bytes, 2 * (n - 1) * bytes / n) << "rank " << r;
       }
       // Ranks 2k, 2k+1 share a node: only odd ranks (and no rank when n = 1) send across.
-      const bool boundary = n > 1 && (r % 2 == 1 || r == ranks() - 1) && ((r + 1) % ranks()) / 2 != r / 2;
+      const bool boundary =
+          n > 1 && (r % 2 == 1 || r == ranks() - 1) && ((r + 1) % ranks()) / 2 != r / 2;
       EXPECT_EQ(tally[r].inter_node_bytes, boundary ? tally[r].bytes : 0u) << "rank " << r;
     }
     EXPECT_EQ(total, 2 * (n - 1) * bytes);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Grid, CompressedConformance, ::testing::ValuesIn(conformance_grid()), grid_name);
+INSTANTIATE_TEST_SUITE_P(Grid, CompressedConformance, ::testing::ValuesIn(conformance_grid()),
+                         grid_name);
 
 }  // namespace
 }  // namespace compopt::testing

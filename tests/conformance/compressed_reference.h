@@ -16,7 +16,10 @@ class CompressedReference {
  public:
   // `world_ranks[i]` is the world rank of member i; `base_offset` the global index of element 0.
   CompressedReference(size_t d, std::vector<uint32_t> world_ranks, uint64_t base_offset = 0)
-      : d_(d), n_(world_ranks.size()), world_ranks_(std::move(world_ranks)), base_offset_(base_offset) {
+      : d_(d),
+        n_(world_ranks.size()),
+        world_ranks_(std::move(world_ranks)),
+        base_offset_(base_offset) {
     padded_ = (d + 8 * n_ - 1) / (8 * n_) * (8 * n_);
     chunk_ = padded_ / n_;
     worker_error_.assign(n_, std::vector<float>(padded_, 0.0f));
@@ -24,8 +27,8 @@ class CompressedReference {
   }
 
   // One call: inputs[i] is member i's vector (length d); returns the average all members get.
-  std::vector<float> step(const std::vector<std::vector<float>>& inputs, const Compressor& c, uint64_t seed,
-                          uint64_t step) {
+  std::vector<float> step(const std::vector<std::vector<float>>& inputs, const Compressor& c,
+                          uint64_t seed, uint64_t step) {
     const size_t pb = c.payload_bytes(chunk_);
     std::vector<std::vector<std::byte>> payloads(n_, std::vector<std::byte>(n_ * pb));
     std::vector<float> scales(n_);
@@ -33,7 +36,10 @@ class CompressedReference {
       std::vector<float> y(padded_, 0.0f), decoded(padded_);
       for (size_t k = 0; k < d_; ++k) y[k] = inputs[i][k];
       for (size_t k = 0; k < padded_; ++k) y[k] = y[k] + worker_error_[i][k];
-      const RandomKey key{.seed = seed, .step = step, .rank = world_ranks_[i], .stream = 0,
+      const RandomKey key{.seed = seed,
+                          .step = step,
+                          .rank = world_ranks_[i],
+                          .stream = 0,
                           .index_offset = base_offset_};
       scales[i] = c.encode(y, payloads[i], key);
       c.decode(scales[i], payloads[i], decoded);
@@ -46,8 +52,12 @@ class CompressedReference {
         c.decode(scales[i], std::span(payloads[i]).subspan(j * pb, pb), piece);
         for (size_t k = 0; k < chunk_; ++k) z[k] += piece[k];
       }
-      for (size_t k = 0; k < chunk_; ++k) z[k] = z[k] / static_cast<float>(n_) + server_error_[j][k];
-      const RandomKey key{.seed = seed, .step = step, .rank = world_ranks_[j], .stream = 1,
+      for (size_t k = 0; k < chunk_; ++k)
+        z[k] = z[k] / static_cast<float>(n_) + server_error_[j][k];
+      const RandomKey key{.seed = seed,
+                          .step = step,
+                          .rank = world_ranks_[j],
+                          .stream = 1,
                           .index_offset = base_offset_ + j * chunk_};
       std::vector<std::byte> payload(pb);
       const float scale = c.encode(z, payload, key);

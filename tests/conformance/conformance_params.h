@@ -23,15 +23,16 @@ inline std::vector<GridPoint> conformance_grid() {
   std::vector<GridPoint> grid;
   for (size_t b = 0; b < conformance_backends().size(); ++b) {
     for (int n = 1; n <= 9; ++n) {
-      for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1003}}) grid.push_back({b, n, count});
+      for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1003}})
+        grid.push_back({b, n, count});
     }
   }
   return grid;
 }
 
 inline std::string grid_name(const ::testing::TestParamInfo<GridPoint>& info) {
-  return conformance_backends()[info.param.backend].name + "_n" + std::to_string(info.param.ranks) + "_d" +
-         std::to_string(info.param.count);
+  return conformance_backends()[info.param.backend].name + "_n" + std::to_string(info.param.ranks) +
+         "_d" + std::to_string(info.param.count);
 }
 
 // Small integers: sums over <= 9 ranks are exact in fp32 and in fp16.

@@ -20,7 +20,8 @@ class ErrorConformance : public ::testing::TestWithParam<size_t> {
   }
   // Runs fn and returns the message of the error it must raise.
   template <typename Error>
-  std::string error_of(int ranks, const std::function<void(Communicator&)>& fn, int ranks_per_node = 0) const {
+  std::string error_of(int ranks, const std::function<void(Communicator&)>& fn,
+                       int ranks_per_node = 0) const {
     try {
       run(ranks, fn, ranks_per_node);
     } catch (const Error& e) {
@@ -55,50 +56,56 @@ TEST_P(ErrorConformance, TagOutOfRange) {
 }
 
 TEST_P(ErrorConformance, BroadcastRootOutOfRange) {
-  EXPECT_THAT(error_of<InvalidArgument>(3, [](Communicator& comm) {
-                std::vector<std::byte> data(4);
-                comm.broadcast(data, 3);
-              }),
+  EXPECT_THAT(error_of<InvalidArgument>(3,
+                                        [](Communicator& comm) {
+                                          std::vector<std::byte> data(4);
+                                          comm.broadcast(data, 3);
+                                        }),
               HasSubstr("root 3 out of range, expected 0..2"));
 }
 
 TEST_P(ErrorConformance, SplitWithInvalidColorFailsOnEveryRank) {
-  EXPECT_THAT(error_of<InvalidArgument>(4, [](Communicator& comm) {
-                comm.split(comm.rank() == 1 ? -7 : 0, 0);
-              }),
+  EXPECT_THAT(error_of<InvalidArgument>(
+                  4, [](Communicator& comm) { comm.split(comm.rank() == 1 ? -7 : 0, 0); }),
               HasSubstr("rank 1 passed color -7"));
 }
 
 TEST_P(ErrorConformance, CollectiveBufferSizesChecked) {
-  EXPECT_THAT(error_of<InvalidArgument>(3, [](Communicator& comm) {
-                std::vector<std::byte> mine(4), all(11);
-                comm.allgather(mine, all);
-              }),
+  EXPECT_THAT(error_of<InvalidArgument>(3,
+                                        [](Communicator& comm) {
+                                          std::vector<std::byte> mine(4), all(11);
+                                          comm.allgather(mine, all);
+                                        }),
               HasSubstr("output holds 11 bytes, expected 12"));
-  EXPECT_THAT(error_of<InvalidArgument>(3, [](Communicator& comm) {
-                std::vector<float> in(10), out(3);
-                comm.reduce_scatter(in, out);
-              }),
+  EXPECT_THAT(error_of<InvalidArgument>(3,
+                                        [](Communicator& comm) {
+                                          std::vector<float> in(10), out(3);
+                                          comm.reduce_scatter(in, out);
+                                        }),
               HasSubstr("input has 10 elements, expected 9"));
-  EXPECT_THAT(error_of<InvalidArgument>(3, [](Communicator& comm) {
-                std::vector<std::byte> send(7), recv(7);
-                comm.alltoall(send, recv);
-              }),
+  EXPECT_THAT(error_of<InvalidArgument>(3,
+                                        [](Communicator& comm) {
+                                          std::vector<std::byte> send(7), recv(7);
+                                          comm.alltoall(send, recv);
+                                        }),
               HasSubstr("divisible by 3 ranks"));
 }
 
 TEST_P(ErrorConformance, CompressedStateSizedForAnotherVector) {
-  EXPECT_THAT(error_of<InvalidArgument>(2, [](Communicator& comm) {
-                const auto sign = make_compressor("sign");
-                CompressedAllreduceState state(100, 2);
-                std::vector<float> x(300);
-                compressed_allreduce_mean(comm, x, *sign, state, RandomKey{});
-              }),
+  EXPECT_THAT(error_of<InvalidArgument>(2,
+                                        [](Communicator& comm) {
+                                          const auto sign = make_compressor("sign");
+                                          CompressedAllreduceState state(100, 2);
+                                          std::vector<float> x(300);
+                                          compressed_allreduce_mean(comm, x, *sign, state,
+                                                                    RandomKey{});
+                                        }),
               HasSubstr("expected 304 / 152"));
 }
 
 TEST_P(ErrorConformance, HierarchicalNeedsEqualRanksPerNode) {
-  EXPECT_THAT(error_of<InvalidArgument>(6, [](Communicator& comm) { HierarchicalGroups::split(comm); }, 4),
+  EXPECT_THAT(error_of<InvalidArgument>(
+                  6, [](Communicator& comm) { HierarchicalGroups::split(comm); }, 4),
               HasSubstr("expected the same number of ranks on every node"));
 }
 
@@ -116,16 +123,18 @@ TEST_P(ErrorConformance, FailingRankIsReportedAndPeersDoNotHang) {
 }
 
 TEST_P(ErrorConformance, WaitingOnARankThatReturnedFails) {
-  EXPECT_THAT(error_of<CommError>(2, [](Communicator& comm) {
-                if (comm.rank() == 0) {
-                  std::vector<std::byte> data(4);
-                  comm.recv(1, 5, data);
-                }
-              }),
+  EXPECT_THAT(error_of<CommError>(2,
+                                  [](Communicator& comm) {
+                                    if (comm.rank() == 0) {
+                                      std::vector<std::byte> data(4);
+                                      comm.recv(1, 5, data);
+                                    }
+                                  }),
               HasSubstr("already returned"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, ErrorConformance, ::testing::Range<size_t>(0, conformance_backends().size()),
+INSTANTIATE_TEST_SUITE_P(Backends, ErrorConformance,
+                         ::testing::Range<size_t>(0, conformance_backends().size()),
                          [](const ::testing::TestParamInfo<size_t>& point) {
                            return conformance_backends()[point.param].name;
                          });

@@ -2,9 +2,10 @@
 // results against the flat reference applied per shard, the shard transform,
 // and inter-node bytes against the flat scheme.
 
+#include "core/comm/collectives/hierarchical_allreduce.h"
+
 #include <cstring>
 
-#include "core/comm/collectives/hierarchical_allreduce.h"
 #include "tests/conformance/compressed_reference.h"
 #include "tests/conformance/conformance_params.h"
 #include "tests/conformance/per_rank.h"
@@ -24,7 +25,9 @@ class HierarchicalConformance : public ::testing::TestWithParam<Shape> {
   int per_node() const { return GetParam().per_node; }
   int ranks() const { return nodes() * per_node(); }
   const Backend& backend() const { return conformance_backends()[GetParam().backend]; }
-  void run(const std::function<void(Communicator&)>& fn) const { backend().run(ranks(), per_node(), fn); }
+  void run(const std::function<void(Communicator&)>& fn) const {
+    backend().run(ranks(), per_node(), fn);
+  }
   // Multiples of ranks(): every intra-node mean is exact, whatever the summation order.
   std::vector<float> input(int rank, int step, size_t d) const {
     std::vector<float> x(d);
@@ -45,18 +48,20 @@ TEST_P(HierarchicalConformance, EqualsFlatReferenceOnEachNodeAveragedShard) {
       for (int t = 0; t < 3; ++t) {
         auto x = input(comm.rank(), t, d);
         backend().hierarchical_allreduce(groups, x, *compressor, state,
-                                         RandomKey{.seed = 9, .step = static_cast<uint64_t>(t)}, {});
+                                         RandomKey{.seed = 9, .step = static_cast<uint64_t>(t)},
+                                         {});
         out[comm.rank()].push_back(x);
       }
     });
     // Reference: exact node means, then the flat reference on shard r across nodes.
-    const size_t padded = (d + 8 * static_cast<size_t>(ranks()) - 1) / (8 * static_cast<size_t>(ranks())) *
-                          (8 * static_cast<size_t>(ranks()));
+    const size_t padded = (d + 8 * static_cast<size_t>(ranks()) - 1) /
+                          (8 * static_cast<size_t>(ranks())) * (8 * static_cast<size_t>(ranks()));
     const size_t shard = padded / static_cast<size_t>(per_node());
     std::vector<CompressedReference> references;
     for (int r = 0; r < per_node(); ++r) {
       std::vector<uint32_t> members;
-      for (int node = 0; node < nodes(); ++node) members.push_back(static_cast<uint32_t>(node * per_node() + r));
+      for (int node = 0; node < nodes(); ++node)
+        members.push_back(static_cast<uint32_t>(node * per_node() + r));
       references.emplace_back(shard, members, static_cast<uint64_t>(r) * shard);
     }
     for (int t = 0; t < 3; ++t) {
@@ -75,12 +80,15 @@ TEST_P(HierarchicalConformance, EqualsFlatReferenceOnEachNodeAveragedShard) {
           for (float& v : mean) v /= static_cast<float>(per_node());
           node_means.push_back(mean);
         }
-        const auto reduced = references[static_cast<size_t>(r)].step(node_means, *compressor, 9, static_cast<uint64_t>(t));
-        std::copy(reduced.begin(), reduced.end(), expected.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(r) * shard));
+        const auto reduced = references[static_cast<size_t>(r)].step(node_means, *compressor, 9,
+                                                                     static_cast<uint64_t>(t));
+        std::copy(reduced.begin(), reduced.end(),
+                  expected.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(r) * shard));
       }
       for (int rank = 0; rank < ranks(); ++rank) {
         ASSERT_TRUE(d == 0 ||  // memcmp of empty vectors gets null pointers: undefined
-                    std::memcmp(out[rank][static_cast<size_t>(t)].data(), expected.data(), d * sizeof(float)) == 0)
+                    std::memcmp(out[rank][static_cast<size_t>(t)].data(), expected.data(),
+                                d * sizeof(float)) == 0)
             << "d " << d << " step " << t << " rank " << rank;
       }
     }
@@ -95,11 +103,11 @@ TEST_P(HierarchicalConformance, ShardTransformSeesItsShardAndOffset) {
     auto groups = HierarchicalGroups::split(comm);
     auto state = hierarchical_state(d, groups);
     auto x = input(comm.rank(), 0, d);
-    hierarchical_compressed_allreduce_mean(groups, x, *identity, state, RandomKey{},
-                                           [&](std::span<float> shard, size_t offset) {
-                                             EXPECT_EQ(offset, static_cast<size_t>(groups.intra->rank()) * shard.size());
-                                             for (float& v : shard) v *= 2.0f;
-                                           });
+    hierarchical_compressed_allreduce_mean(
+        groups, x, *identity, state, RandomKey{}, [&](std::span<float> shard, size_t offset) {
+          EXPECT_EQ(offset, static_cast<size_t>(groups.intra->rank()) * shard.size());
+          for (float& v : shard) v *= 2.0f;
+        });
     out[comm.rank()] = x;
   });
   for (size_t i = 0; i < d; ++i) {
@@ -113,7 +121,8 @@ TEST_P(HierarchicalConformance, ShardTransformSeesItsShardAndOffset) {
 // of m; flat: the all-to-all alone sends m(N-1)/N * D/8 across, m times more.
 TEST_P(HierarchicalConformance, InterNodeBytesAgainstFlat) {
   const auto compressor = make_compressor("sign");
-  const uint64_t N = static_cast<uint64_t>(nodes()), m = static_cast<uint64_t>(per_node()), n = N * m;
+  const uint64_t N = static_cast<uint64_t>(nodes()), m = static_cast<uint64_t>(per_node()),
+                 n = N * m;
   const size_t d = 8 * n * 256;  // no padding
   PerRank<TrafficTally> flat(ranks()), hier(ranks());
   run([&](Communicator& comm) {
@@ -149,17 +158,20 @@ TEST_P(HierarchicalConformance, InterNodeBytesAgainstFlat) {
   }
   if (N > 1 && m > 1) {
     EXPECT_GT(flat_inter, hier_inter);
-    std::printf("[ hierarchical ] N=%d m=%d d=%zu: inter-node bytes flat %llu, hierarchical %llu (ratio %.2f)\n",
-                nodes(), per_node(), d, static_cast<unsigned long long>(flat_inter),
-                static_cast<unsigned long long>(hier_inter),
-                static_cast<double>(flat_inter) / static_cast<double>(hier_inter));
+    std::printf(
+        "[ hierarchical ] N=%d m=%d d=%zu: inter-node bytes flat %llu, hierarchical %llu (ratio "
+        "%.2f)\n",
+        nodes(), per_node(), d, static_cast<unsigned long long>(flat_inter),
+        static_cast<unsigned long long>(hier_inter),
+        static_cast<double>(flat_inter) / static_cast<double>(hier_inter));
   }
 }
 
 std::vector<Shape> shapes() {
   std::vector<Shape> out;
   for (size_t b = 0; b < conformance_backends().size(); ++b) {
-    for (const auto& [nodes, per_node] : std::vector<std::pair<int, int>>{{1, 1}, {1, 4}, {2, 1}, {2, 2}, {2, 4}, {3, 3}, {4, 2}}) {
+    for (const auto& [nodes, per_node] :
+         std::vector<std::pair<int, int>>{{1, 1}, {1, 4}, {2, 1}, {2, 2}, {2, 4}, {3, 3}, {4, 2}}) {
       out.push_back({b, nodes, per_node});
     }
   }
@@ -169,7 +181,8 @@ std::vector<Shape> shapes() {
 INSTANTIATE_TEST_SUITE_P(Shapes, HierarchicalConformance, ::testing::ValuesIn(shapes()),
                          [](const ::testing::TestParamInfo<Shape>& point) {
                            return conformance_backends()[point.param.backend].name + "_N" +
-                                  std::to_string(point.param.nodes) + "_m" + std::to_string(point.param.per_node);
+                                  std::to_string(point.param.nodes) + "_m" +
+                                  std::to_string(point.param.per_node);
                          });
 
 }  // namespace

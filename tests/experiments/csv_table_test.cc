@@ -8,8 +8,8 @@ namespace compopt::cli::reproduce {
 namespace {
 
 TEST(CsvTable, ReadsCellsNumbersAndEmptyCells) {
-  const CsvTable t = CsvTable::parse("step,stage,test_accuracy\n1,warmup,\n2,compression,0.875\n",
-                                     "metrics.csv");
+  const CsvTable t =
+      CsvTable::parse("step,stage,test_accuracy\n1,warmup,\n2,compression,0.875\n", "metrics.csv");
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.text(1, "stage"), "compression");
   EXPECT_EQ(t.number(0, "step"), 1.0);

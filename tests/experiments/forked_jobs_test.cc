@@ -41,11 +41,10 @@ TEST(ForkedJobs, ThrowingJobNamesItselfAndItsMessage) {
   try {
     run_forked({.count = 4,
                 .parallel = 1,
-                .work =
-                    [](size_t i) -> std::string {
-                      if (i == 2) throw std::runtime_error("bad bandwidth 0");
-                      return "ok";
-                    },
+                .work = [](size_t i) -> std::string {
+                  if (i == 2) throw std::runtime_error("bad bandwidth 0");
+                  return "ok";
+                },
                 .describe = describe});
     FAIL() << "expected an exception";
   } catch (const std::runtime_error& e) {

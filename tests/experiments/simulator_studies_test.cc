@@ -94,7 +94,8 @@ TEST_F(SimulatorStudies, HierarchicalSavesTheExactByteRatioOfTheCollectives) {
   EXPECT_NEAR(ratio(2, 2), 1.75, 0.02);
   EXPECT_NEAR(ratio(2, 4), 2.86, 0.03);
   EXPECT_NEAR(ratio(4, 2), 1.58, 0.02);
-  for (const auto& [key, by_scheme] : bytes) EXPECT_GT(by_scheme.at("flat"), by_scheme.at("hierarchical"));
+  for (const auto& [key, by_scheme] : bytes)
+    EXPECT_GT(by_scheme.at("flat"), by_scheme.at("hierarchical"));
 }
 
 // More bandwidth never makes a step slower. (The speedup itself need not fall

@@ -2,11 +2,12 @@
 // collectives run in full on the proxy: same time and traffic, at 8 to 64 GPUs
 // on the star, fat-tree and torus presets, for the ring and 1-bit compression.
 
+#include "sim/round_timing.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "sim/round_timing.h"
 #include "sim/scenario.h"
 
 namespace compopt::sim {
@@ -23,8 +24,7 @@ void expect_same_as_full(const Scenario& s) {
                              std::to_string(s.gpus) + (s.overlap ? " overlap" : "");
     EXPECT_NEAR(a[i].comm_s, b[i].comm_s, 1e-6 * b[i].comm_s) << what;
     EXPECT_NEAR(a[i].bytes_per_gpu, b[i].bytes_per_gpu, 1e-9 * b[i].bytes_per_gpu) << what;
-    EXPECT_NEAR(a[i].inter_node_bytes, b[i].inter_node_bytes, 1e-9 * b[i].inter_node_bytes)
-        << what;
+    EXPECT_NEAR(a[i].inter_node_bytes, b[i].inter_node_bytes, 1e-9 * b[i].inter_node_bytes) << what;
   }
 }
 

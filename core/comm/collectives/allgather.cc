@@ -12,8 +12,9 @@ void ring_allgather(Communicator& comm, std::span<const std::byte> mine, std::sp
   const int n = comm.size(), r = comm.rank();
   const size_t block = mine.size();
   if (all.size() != block * static_cast<size_t>(n)) {
-    throw InvalidArgument(fmt::format("allgather: output holds {} bytes, expected {} ({} ranks x {} bytes)",
-                                      all.size(), block * static_cast<size_t>(n), n, block));
+    throw InvalidArgument(
+        fmt::format("allgather: output holds {} bytes, expected {} ({} ranks x {} bytes)",
+                    all.size(), block * static_cast<size_t>(n), n, block));
   }
   auto block_at = [&](int b) { return all.subspan(static_cast<size_t>(b) * block, block); };
   if (block > 0) std::memcpy(block_at(r).data(), mine.data(), block);

@@ -22,8 +22,8 @@ void pairwise_alltoall(Communicator& comm, std::span<const std::byte> send_data,
   if (block > 0) std::memcpy(recv_data.data() + offset(r), send_data.data() + offset(r), block);
   for (int k = 1; k < n; ++k) {
     const int dst = (r + k) % n, src = (r - k + n) % n;
-    comm.sendrecv(dst, send_data.subspan(offset(dst), block), src, recv_data.subspan(offset(src), block),
-                  Communicator::InternalTag::kAlltoall);
+    comm.sendrecv(dst, send_data.subspan(offset(dst), block), src,
+                  recv_data.subspan(offset(src), block), Communicator::InternalTag::kAlltoall);
   }
 }
 

@@ -9,7 +9,8 @@ namespace compopt {
 void binomial_broadcast(Communicator& comm, std::span<std::byte> data, int root) {
   const int n = comm.size();
   if (root < 0 || root >= n) {
-    throw InvalidArgument(fmt::format("broadcast: root {} out of range, expected 0..{}", root, n - 1));
+    throw InvalidArgument(
+        fmt::format("broadcast: root {} out of range, expected 0..{}", root, n - 1));
   }
   const int relative = (comm.rank() - root + n) % n;
   auto real = [&](int rel) { return (rel + root) % n; };
@@ -22,7 +23,8 @@ void binomial_broadcast(Communicator& comm, std::span<std::byte> data, int root)
     mask <<= 1;
   }
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (relative + mask < n) comm.send(real(relative + mask), Communicator::InternalTag::kBroadcast, data);
+    if (relative + mask < n)
+      comm.send(real(relative + mask), Communicator::InternalTag::kBroadcast, data);
   }
 }
 

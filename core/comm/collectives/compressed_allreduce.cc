@@ -16,7 +16,8 @@ size_t compressed_padded_length(size_t d, int n) {
 }
 
 CompressedAllreduceState::CompressedAllreduceState(size_t d, int n)
-    : worker(compressed_padded_length(d, n)), server(compressed_padded_length(d, n) / static_cast<size_t>(n)) {}
+    : worker(compressed_padded_length(d, n)),
+      server(compressed_padded_length(d, n) / static_cast<size_t>(n)) {}
 
 namespace {
 
@@ -24,7 +25,8 @@ void check_state(const CompressedAllreduceState& state, size_t d, int n) {
   const size_t padded = compressed_padded_length(d, n);
   if (state.worker.size() != padded || state.server.size() != padded / static_cast<size_t>(n)) {
     throw InvalidArgument(fmt::format(
-        "compressed allreduce: error-feedback state holds {} worker / {} server elements, expected {} / {} "
+        "compressed allreduce: error-feedback state holds {} worker / {} server elements, expected "
+        "{} / {} "
         "for {} elements on {} ranks",
         state.worker.size(), state.server.size(), padded, padded / static_cast<size_t>(n), d, n));
   }
@@ -37,15 +39,18 @@ float read_scale(const Compressor& compressor, std::span<const std::byte> messag
   return scale;
 }
 
-std::span<const std::byte> payload_of(const Compressor& compressor, std::span<const std::byte> message) {
+std::span<const std::byte> payload_of(const Compressor& compressor,
+                                      std::span<const std::byte> message) {
   return message.subspan(compressor.has_scale() ? sizeof(float) : 0);
 }
 
 }  // namespace
 
-std::vector<std::byte> compressed_allreduce_messages(Communicator& comm, std::span<const float> data,
+std::vector<std::byte> compressed_allreduce_messages(Communicator& comm,
+                                                     std::span<const float> data,
                                                      const Compressor& compressor,
-                                                     CompressedAllreduceState& state, RandomKey key) {
+                                                     CompressedAllreduceState& state,
+                                                     RandomKey key) {
   const int n = comm.size(), r = comm.rank();
   const auto un = static_cast<size_t>(n);
   check_state(state, data.size(), n);
@@ -57,14 +62,16 @@ std::vector<std::byte> compressed_allreduce_messages(Communicator& comm, std::sp
   // 1. Worker: y = pad(x) + e_w, one scale for the whole padded vector; e_w = y - decode.
   std::vector<std::byte> worker_payload(un * chunk_payload);
   key.stream = 0;
-  const float worker_scale = encode_with_feedback(compressor, state.worker, data, worker_payload, key);
+  const float worker_scale =
+      encode_with_feedback(compressor, state.worker, data, worker_payload, key);
 
   // 2. Exchange bit-chunks and worker scales.
   std::vector<std::byte> received(worker_payload.size());
   comm.alltoall(worker_payload, received);
   std::vector<float> scales(un, 1.0f);
   if (compressor.has_scale()) {
-    comm.allgather(std::as_bytes(std::span(&worker_scale, 1)), std::as_writable_bytes(std::span(scales)));
+    comm.allgather(std::as_bytes(std::span(&worker_scale, 1)),
+                   std::as_writable_bytes(std::span(scales)));
   }
 
   // 3. Server: average the n decoded chunks in rank order, add server error, re-encode.
@@ -73,8 +80,8 @@ std::vector<std::byte> compressed_allreduce_messages(Communicator& comm, std::sp
   const size_t header = message_bytes - chunk_payload;
   key.stream = 1;
   key.index_offset = base_offset + static_cast<uint64_t>(r) * chunk;
-  const float server_scale = average_encode_with_feedback(compressor, scales, received, state.server,
-                                                          std::span(message).subspan(header), key);
+  const float server_scale = average_encode_with_feedback(
+      compressor, scales, received, state.server, std::span(message).subspan(header), key);
   if (header > 0) std::memcpy(message.data(), &server_scale, sizeof server_scale);
 
   // 4. All-gather the server messages.
@@ -93,9 +100,10 @@ void decode_server_messages(std::span<const std::byte> messages, size_t count, s
   if (!chunk_fits || __builtin_mul_overflow(count, message_bytes, &total_bytes) ||
       __builtin_mul_overflow(count, chunk_len, &total_elements) || messages.size() != total_bytes ||
       out.size() > total_elements) {
-    throw InvalidArgument(fmt::format(
-        "decode_server_messages: {} bytes for {} messages of {} elements ({} bytes each) into {} outputs",
-        messages.size(), count, chunk_len, message_bytes, out.size()));
+    throw InvalidArgument(
+        fmt::format("decode_server_messages: {} bytes for {} messages of {} elements ({} bytes "
+                    "each) into {} outputs",
+                    messages.size(), count, chunk_len, message_bytes, out.size()));
   }
   std::vector<float> piece;  // only for a message that out cuts short
   for (size_t j = 0; j < count && j * chunk_len < out.size(); ++j) {
@@ -112,8 +120,9 @@ void decode_server_messages(std::span<const std::byte> messages, size_t count, s
   }
 }
 
-void compressed_allreduce_mean(Communicator& comm, std::span<float> data, const Compressor& compressor,
-                               CompressedAllreduceState& state, RandomKey key) {
+void compressed_allreduce_mean(Communicator& comm, std::span<float> data,
+                               const Compressor& compressor, CompressedAllreduceState& state,
+                               RandomKey key) {
   TrafficCounters::Scope scope(comm.traffic(), "compressed_allreduce");
   const auto messages = compressed_allreduce_messages(comm, data, compressor, state, key);
   const size_t chunk = state.server.size();

@@ -40,15 +40,18 @@ struct CompressedAllreduceState {
 // Replaces data (length d, identical d on every rank) by the compressed average.
 // `key` carries the seed and step; rank, stream and offset are set here.
 // Throws InvalidArgument when state was sized for another (d, n).
-void compressed_allreduce_mean(Communicator& comm, std::span<float> data, const Compressor& compressor,
-                               CompressedAllreduceState& state, RandomKey key);
+void compressed_allreduce_mean(Communicator& comm, std::span<float> data,
+                               const Compressor& compressor, CompressedAllreduceState& state,
+                               RandomKey key);
 
 // Phases 1-3 and the all-gather of phase 4, without the final decode: returns the
 // n server messages, message j = [scale (if any)][payload of chunk j], each
 // compressor.wire_bytes(padded / n) bytes. Used by the hierarchical scheme.
-std::vector<std::byte> compressed_allreduce_messages(Communicator& comm, std::span<const float> data,
+std::vector<std::byte> compressed_allreduce_messages(Communicator& comm,
+                                                     std::span<const float> data,
                                                      const Compressor& compressor,
-                                                     CompressedAllreduceState& state, RandomKey key);
+                                                     CompressedAllreduceState& state,
+                                                     RandomKey key);
 
 // Decodes `count` consecutive server messages of chunk_len elements each into out
 // (out.size() <= count * chunk_len; the tail beyond out is dropped).

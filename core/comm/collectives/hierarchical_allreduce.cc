@@ -19,10 +19,11 @@ HierarchicalGroups HierarchicalGroups::split(Communicator& world) {
   world.allgather(std::as_bytes(std::span(&mine, 1)), std::as_writable_bytes(std::span(sizes)));
   for (int r = 0; r < world.size(); ++r) {
     if (sizes[static_cast<size_t>(r)] != mine) {
-      throw InvalidArgument(fmt::format(
-          "hierarchical allreduce: node {} hosts {} ranks but node {} hosts {}, expected the same number "
-          "of ranks on every node",
-          world.node(), mine, world.node_of(r), sizes[static_cast<size_t>(r)]));
+      throw InvalidArgument(
+          fmt::format("hierarchical allreduce: node {} hosts {} ranks but node {} hosts {}, "
+                      "expected the same number "
+                      "of ranks on every node",
+                      world.node(), mine, world.node_of(r), sizes[static_cast<size_t>(r)]));
     }
   }
   return groups;
@@ -34,7 +35,8 @@ size_t hierarchical_padded_length(size_t d, int nodes, int ranks_per_node) {
 
 CompressedAllreduceState hierarchical_state(size_t d, const HierarchicalGroups& groups) {
   const size_t padded = hierarchical_padded_length(d, groups.nodes(), groups.ranks_per_node());
-  return CompressedAllreduceState(padded / static_cast<size_t>(groups.ranks_per_node()), groups.nodes());
+  return CompressedAllreduceState(padded / static_cast<size_t>(groups.ranks_per_node()),
+                                  groups.nodes());
 }
 
 void hierarchical_compressed_allreduce_mean(HierarchicalGroups& groups, std::span<float> data,

@@ -10,6 +10,7 @@
 namespace compopt {
 
 // in.size() == comm.size() * out.size() (InvalidArgument otherwise).
-void ring_reduce_scatter(Communicator& comm, std::span<const float> in, std::span<float> out, ReduceOp op);
+void ring_reduce_scatter(Communicator& comm, std::span<const float> in, std::span<float> out,
+                         ReduceOp op);
 
 }  // namespace compopt

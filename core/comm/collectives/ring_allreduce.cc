@@ -25,8 +25,12 @@ class WireCodec {
   size_t bytes(size_t k) const { return fp16_ ? fp16_->wire_bytes(k) : k * sizeof(float); }
   size_t elements(size_t wire_bytes) const { return wire_bytes / element_bytes(); }
   // fp16 only.
-  void encode(std::span<const float> x, std::span<std::byte> out) const { fp16_->encode(x, out, RandomKey{}); }
-  void decode(std::span<const std::byte> in, std::span<float> out) const { fp16_->decode(1.0f, in, out); }
+  void encode(std::span<const float> x, std::span<std::byte> out) const {
+    fp16_->encode(x, out, RandomKey{});
+  }
+  void decode(std::span<const std::byte> in, std::span<float> out) const {
+    fp16_->decode(1.0f, in, out);
+  }
 
  private:
   std::unique_ptr<Compressor> fp16_;
@@ -36,7 +40,8 @@ int mod(int a, int n) { return ((a % n) + n) % n; }
 
 }  // namespace
 
-void ring_reduce_scatter_in_place(Communicator& comm, std::span<float> data, WirePrecision precision) {
+void ring_reduce_scatter_in_place(Communicator& comm, std::span<float> data,
+                                  WirePrecision precision) {
   const int n = comm.size(), r = comm.rank();
   const BlockPartition part{data.size(), n};
   const WireCodec codec(precision);
@@ -51,10 +56,12 @@ void ring_reduce_scatter_in_place(Communicator& comm, std::span<float> data, Wir
     const auto out_block = block(mod(r - 1 - s, n));
     const auto in_block = block(mod(r - 2 - s, n));
     const auto received = std::span(incoming).first(in_block.size());
-    const auto send_bytes = codec.is_raw() ? as_bytes(std::span<const float>(out_block))
-                                           : std::span<const std::byte>(send_wire).first(codec.bytes(out_block.size()));
-    const auto recv_bytes = codec.is_raw() ? as_writable_bytes(received)
-                                           : std::span(recv_wire).first(codec.bytes(in_block.size()));
+    const auto send_bytes =
+        codec.is_raw() ? as_bytes(std::span<const float>(out_block))
+                       : std::span<const std::byte>(send_wire).first(codec.bytes(out_block.size()));
+    const auto recv_bytes = codec.is_raw()
+                                ? as_writable_bytes(received)
+                                : std::span(recv_wire).first(codec.bytes(in_block.size()));
     auto encode_piece = [&](size_t offset, size_t size) {
       codec.encode(out_block.subspan(codec.elements(offset), codec.elements(size)),
                    std::span(send_wire).subspan(offset, size));
@@ -102,7 +109,8 @@ void ring_allgather_in_place(Communicator& comm, std::span<float> data, WirePrec
   }
 }
 
-void ring_allreduce(Communicator& comm, std::span<float> data, ReduceOp op, WirePrecision precision) {
+void ring_allreduce(Communicator& comm, std::span<float> data, ReduceOp op,
+                    WirePrecision precision) {
   ring_reduce_scatter_in_place(comm, data, precision);
   if (op == ReduceOp::kMean) {
     const BlockPartition part{data.size(), comm.size()};

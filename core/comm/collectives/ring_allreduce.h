@@ -11,12 +11,14 @@
 
 namespace compopt {
 
-void ring_allreduce(Communicator& comm, std::span<float> data, ReduceOp op, WirePrecision precision);
+void ring_allreduce(Communicator& comm, std::span<float> data, ReduceOp op,
+                    WirePrecision precision);
 
 // The reduce-scatter half over a balanced BlockPartition of data (in place):
 // afterwards block r of `data` on rank r holds the reduction (sum) of block r.
 // Other blocks hold partial sums.
-void ring_reduce_scatter_in_place(Communicator& comm, std::span<float> data, WirePrecision precision);
+void ring_reduce_scatter_in_place(Communicator& comm, std::span<float> data,
+                                  WirePrecision precision);
 
 // The allgather half: block r of `data` on rank r is copied to every rank.
 void ring_allgather_in_place(Communicator& comm, std::span<float> data, WirePrecision precision);

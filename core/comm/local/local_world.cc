@@ -26,8 +26,10 @@ using Clock = std::chrono::steady_clock;
 class LocalWorld::Impl {
  public:
   explicit Impl(const LocalWorldOptions& options)
-      : options_(options), finished_(static_cast<size_t>(options.ranks), false),
-        mailboxes_(static_cast<size_t>(options.ranks)), start_(Clock::now()) {}
+      : options_(options),
+        finished_(static_cast<size_t>(options.ranks), false),
+        mailboxes_(static_cast<size_t>(options.ranks)),
+        start_(Clock::now()) {}
 
   int node_of(int rank) const {
     return options_.ranks_per_node > 0 ? rank / options_.ranks_per_node : 0;
@@ -62,12 +64,13 @@ class LocalWorld::Impl {
       throw CommError(fmt::format("rank {}: peer rank {} failed: {}", me, failed_rank_, failure_));
     }
     if (ready) {
-      throw CommError(fmt::format(
-          "rank {}: waiting for a message from rank {}, which already returned (mismatched collectives?)",
-          me, src));
+      throw CommError(
+          fmt::format("rank {}: waiting for a message from rank {}, which already returned "
+                      "(mismatched collectives?)",
+                      me, src));
     }
-    throw CommError(fmt::format("rank {}: no message from rank {} after {} s (channel {:#x})", me, src,
-                                options_.recv_timeout_s, channel));
+    throw CommError(fmt::format("rank {}: no message from rank {} after {} s (channel {:#x})", me,
+                                src, options_.recv_timeout_s, channel));
   }
 
   void mark_finished(int rank) {
@@ -137,14 +140,16 @@ class LocalTransport final : public Transport {
 
 LocalWorld::LocalWorld(LocalWorldOptions options) : options_(options) {
   if (options_.ranks < 1) {
-    throw InvalidArgument(fmt::format("local world: {} ranks, expected at least 1", options_.ranks));
+    throw InvalidArgument(
+        fmt::format("local world: {} ranks, expected at least 1", options_.ranks));
   }
   if (options_.ranks_per_node < 0) {
-    throw InvalidArgument(fmt::format("local world: ranks_per_node {}, expected >= 0 (0 = one node)",
-                                      options_.ranks_per_node));
+    throw InvalidArgument(fmt::format(
+        "local world: ranks_per_node {}, expected >= 0 (0 = one node)", options_.ranks_per_node));
   }
   if (!(options_.recv_timeout_s > 0)) {
-    throw InvalidArgument(fmt::format("local world: recv timeout {} s, expected > 0", options_.recv_timeout_s));
+    throw InvalidArgument(
+        fmt::format("local world: recv timeout {} s, expected > 0", options_.recv_timeout_s));
   }
 }
 
@@ -173,7 +178,8 @@ void LocalWorld::run(const std::function<void(Communicator&)>& fn) {
     });
   }
   for (auto& t : threads) t.join();
-  if (impl_->failed_rank() >= 0) std::rethrow_exception(errors[static_cast<size_t>(impl_->failed_rank())]);
+  if (impl_->failed_rank() >= 0)
+    std::rethrow_exception(errors[static_cast<size_t>(impl_->failed_rank())]);
 }
 
 void run_local(int ranks, const std::function<void(Communicator&)>& fn, int ranks_per_node) {

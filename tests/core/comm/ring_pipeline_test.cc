@@ -47,9 +47,10 @@ TEST(RingShift, UnequalRangesArriveWholeAndCallbacksSeeEveryPiece) {
     std::vector<std::byte> out(out_size), in(in_size);
     for (size_t i = 0; i < out_size; ++i) out[i] = static_cast<std::byte>(16 * (r + 1) + i);
     std::vector<std::pair<size_t, size_t>> s, v;
-    ring_shift(comm, 1 - r, out, 1 - r, in, 4, Communicator::InternalTag::kAllgather,
-               [&](size_t o, size_t n) { s.emplace_back(o, n); },
-               [&](size_t o, size_t n) { v.emplace_back(o, n); });
+    ring_shift(
+        comm, 1 - r, out, 1 - r, in, 4, Communicator::InternalTag::kAllgather,
+        [&](size_t o, size_t n) { s.emplace_back(o, n); },
+        [&](size_t o, size_t n) { v.emplace_back(o, n); });
     std::lock_guard lock(mu);
     got[r] = in;
     sent_pieces[r] = s;
@@ -80,7 +81,8 @@ struct RingRun {
   std::vector<uint64_t> messages;       // per rank
 };
 
-RingRun run_ring(int ranks, size_t count, size_t pipeline_bytes, ReduceOp op, WirePrecision precision) {
+RingRun run_ring(int ranks, size_t count, size_t pipeline_bytes, ReduceOp op,
+                 WirePrecision precision) {
   RingRun result{std::vector<std::vector<float>>(static_cast<size_t>(ranks)),
                  std::vector<uint64_t>(static_cast<size_t>(ranks))};
   std::mutex mu;
@@ -96,7 +98,8 @@ RingRun run_ring(int ranks, size_t count, size_t pipeline_bytes, ReduceOp op, Wi
 }
 
 bool bit_equal(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 class RingPipelineGrid : public ::testing::TestWithParam<std::tuple<int, size_t, size_t>> {};
@@ -108,9 +111,11 @@ TEST_P(RingPipelineGrid, BitIdenticalToWholeBlocksOnEveryRank) {
       const RingRun whole = run_ring(ranks, count, 0, op, precision);
       const RingRun piecewise = run_ring(ranks, count, pipeline, op, precision);
       for (int r = 0; r < ranks; ++r) {
-        EXPECT_TRUE(bit_equal(piecewise.out[static_cast<size_t>(r)], whole.out[static_cast<size_t>(r)]))
+        EXPECT_TRUE(
+            bit_equal(piecewise.out[static_cast<size_t>(r)], whole.out[static_cast<size_t>(r)]))
             << "rank " << r << " fp16=" << (precision == WirePrecision::kFp16);
-        EXPECT_TRUE(bit_equal(piecewise.out[static_cast<size_t>(r)], piecewise.out[0])) << "rank " << r;
+        EXPECT_TRUE(bit_equal(piecewise.out[static_cast<size_t>(r)], piecewise.out[0]))
+            << "rank " << r;
       }
     }
   }
@@ -118,8 +123,8 @@ TEST_P(RingPipelineGrid, BitIdenticalToWholeBlocksOnEveryRank) {
 
 INSTANTIATE_TEST_SUITE_P(RanksCountsPieces, RingPipelineGrid,
                          ::testing::Combine(::testing::Values(1, 2, 3, 5, 8),
-                                            ::testing::Values(size_t{0}, size_t{1}, size_t{7}, size_t{1003},
-                                                              size_t{4099}),
+                                            ::testing::Values(size_t{0}, size_t{1}, size_t{7},
+                                                              size_t{1003}, size_t{4099}),
                                             ::testing::Values(size_t{1}, size_t{12}, size_t{1000},
                                                               size_t{1} << 20)));
 
@@ -128,9 +133,12 @@ INSTANTIATE_TEST_SUITE_P(RanksCountsPieces, RingPipelineGrid,
 // of 4 messages = 16 per rank. fp16 (200-element pieces): 670 and 668 bytes -> 2
 // pieces per step = 8. Whole blocks: one message per step = 4.
 TEST(RingPipeline, MessageCountIsTheNumberOfPieces) {
-  EXPECT_THAT(run_ring(3, 1003, 400, ReduceOp::kSum, WirePrecision::kFp32).messages, ElementsAre(16, 16, 16));
-  EXPECT_THAT(run_ring(3, 1003, 400, ReduceOp::kSum, WirePrecision::kFp16).messages, ElementsAre(8, 8, 8));
-  EXPECT_THAT(run_ring(3, 1003, 0, ReduceOp::kSum, WirePrecision::kFp32).messages, ElementsAre(4, 4, 4));
+  EXPECT_THAT(run_ring(3, 1003, 400, ReduceOp::kSum, WirePrecision::kFp32).messages,
+              ElementsAre(16, 16, 16));
+  EXPECT_THAT(run_ring(3, 1003, 400, ReduceOp::kSum, WirePrecision::kFp16).messages,
+              ElementsAre(8, 8, 8));
+  EXPECT_THAT(run_ring(3, 1003, 0, ReduceOp::kSum, WirePrecision::kFp32).messages,
+              ElementsAre(4, 4, 4));
 }
 
 }  // namespace

@@ -41,26 +41,32 @@ TEST(Checkpoint, ResumeIsBitIdenticalForEveryOptimizer) {
       std::vector<std::vector<std::byte>> blobs(kRanks);
       std::vector<Vec> params(kRanks);
       std::mutex mu;
-      run_local(kRanks, [&](Communicator& comm) {
-        auto opt = make_optimizer(name, hp, kLayout);
-        Vec x = initial_params(kLayout.total());
-        for (int t = 1; t <= k; ++t) opt->step(x, test_grad(comm.rank(), t, x), comm);
-        std::lock_guard lock(mu);
-        blobs[comm.rank()] = opt->save_bytes();
-        params[comm.rank()] = x;
-      }, kPerNode);
+      run_local(
+          kRanks,
+          [&](Communicator& comm) {
+            auto opt = make_optimizer(name, hp, kLayout);
+            Vec x = initial_params(kLayout.total());
+            for (int t = 1; t <= k; ++t) opt->step(x, test_grad(comm.rank(), t, x), comm);
+            std::lock_guard lock(mu);
+            blobs[comm.rank()] = opt->save_bytes();
+            params[comm.rank()] = x;
+          },
+          kPerNode);
       std::vector<std::vector<Vec>> resumed(kTotal + 1, std::vector<Vec>(kRanks));
-      run_local(kRanks, [&](Communicator& comm) {
-        auto opt = make_optimizer(name, hp, kLayout);
-        opt->load_bytes(blobs[comm.rank()]);
-        EXPECT_EQ(opt->step_count(), k);
-        Vec x = params[comm.rank()];
-        for (int t = k + 1; t <= kTotal; ++t) {
-          opt->step(x, test_grad(comm.rank(), t, x), comm);
-          std::lock_guard lock(mu);
-          resumed[t][comm.rank()] = x;
-        }
-      }, kPerNode);
+      run_local(
+          kRanks,
+          [&](Communicator& comm) {
+            auto opt = make_optimizer(name, hp, kLayout);
+            opt->load_bytes(blobs[comm.rank()]);
+            EXPECT_EQ(opt->step_count(), k);
+            Vec x = params[comm.rank()];
+            for (int t = k + 1; t <= kTotal; ++t) {
+              opt->step(x, test_grad(comm.rank(), t, x), comm);
+              std::lock_guard lock(mu);
+              resumed[t][comm.rank()] = x;
+            }
+          },
+          kPerNode);
       for (int t = k + 1; t <= kTotal; ++t) {
         for (int r = 0; r < kRanks; ++r) {
           ASSERT_EQ(0, std::memcmp(resumed[t][r].data(), full[t][r].data(),

@@ -1,11 +1,10 @@
 // Bad input: every validation error of make_optimizer names the key and the
 // expected form.
 
-#include "core/optim/optimizer_factory.h"
-
 #include <gtest/gtest.h>
 
 #include "core/comm/local/local_world.h"
+#include "core/optim/optimizer_factory.h"
 #include "core/util/error.h"
 
 namespace compopt {
@@ -32,7 +31,8 @@ TEST(OptimizerFactory, RejectsBadInputWithNamedKeys) {
       {"onebit-lamb", {{"freeze_step", "5"}, {"beta3", "1"}}, "key 'beta3'"},
       {"onebit-adam", {{"threshold", "1.5"}}, "key 'threshold' = 1.5 is out of range"},
       {"onebit-adam", {{"threshold", "0"}}, "key 'threshold' = 0, expected a number in (0, 1]"},
-      {"onebit-adam", {{"freeze_step", "10"}, {"threshold", "0.9"}},
+      {"onebit-adam",
+       {{"freeze_step", "10"}, {"threshold", "0.9"}},
        "key 'threshold' only applies with freeze_step=auto"},
       {"onebit-adam", {{"freeze_step", "ten"}}, "key 'freeze_step' = 'ten' is not an integer"},
       {"onebit-adam", {{"freeze_step", "0"}}, "key 'freeze_step' = 0, expected an integer >= 1"},
@@ -40,16 +40,21 @@ TEST(OptimizerFactory, RejectsBadInputWithNamedKeys) {
       {"onebit-adam", {{"bias_correction", "true"}}, "unknown key 'bias_correction'"},
       {"onebit-lamb", {}, "key 'freeze_step' is required"},
       {"lamb", {{"c_min", "2"}, {"c_max", "1"}}, "key 'c_min' = 2.000000 exceeds 'c_max'"},
-      {"onebit-lamb", {{"freeze_step", "5"}, {"r_min", "0"}}, "key 'r_min' = 0, expected a number > 0"},
+      {"onebit-lamb",
+       {{"freeze_step", "5"}, {"r_min", "0"}},
+       "key 'r_min' = 0, expected a number > 0"},
       {"birder", {{"compressor", "bogus"}}, "key 'compressor' = 'bogus'"},
       {"birder", {{"amsgrad_start", "5"}}, "key 'amsgrad_start' needs amsgrad_max=true"},
-      {"adam", {{"bias_correction", "maybe"}}, "key 'bias_correction' = 'maybe', expected true|false"},
+      {"adam",
+       {{"bias_correction", "maybe"}},
+       "key 'bias_correction' = 'maybe', expected true|false"},
       {"adam", {{"wire", "int8"}}, "key 'wire' = 'int8', expected one of fp32|fp16"},
       {"adam", {{"eps", "0"}}, "key 'eps' = 0, expected a number > 0"},
       {"adam", {{"weight_decay", "-1"}}, "key 'weight_decay' = -1 is negative"},
       {"adam", {{"schedule", "step"}}, "key 'schedule' = 'step', expected one of constant|"},
       {"adam", {{"schedule", "cosine"}}, "schedule 'cosine' needs key 'total_steps'"},
-      {"adam", {{"schedule", "cosine"}, {"warmup_steps", "10"}, {"total_steps", "5"}},
+      {"adam",
+       {{"schedule", "cosine"}, {"warmup_steps", "10"}, {"total_steps", "5"}},
        "total_steps = 5, expected > warmup_steps = 10"},
       {"adam", {{"total_steps", "5"}}, "unknown key 'total_steps'"},
       {"local-sgd", {{"tau", "0"}}, "key 'tau' = 0, expected an integer >= 1"},
@@ -80,14 +85,18 @@ TEST(OptimizerFactory, BuildsEveryNameWithDefaults) {
 TEST(OptimizerFactory, HierarchicalBirderRejectsUnevenNodes) {
   // 3 ranks, 2 per node: nodes of 2 and 1 ranks.
   try {
-    run_local(3, [](Communicator& comm) {
-      auto opt = make_optimizer("birder-hierarchical", {}, ParamLayout::single(8));
-      std::vector<float> x(8, 1.0f), g(8, 0.5f);
-      opt->step(x, g, comm);
-    }, 2);
+    run_local(
+        3,
+        [](Communicator& comm) {
+          auto opt = make_optimizer("birder-hierarchical", {}, ParamLayout::single(8));
+          std::vector<float> x(8, 1.0f), g(8, 0.5f);
+          opt->step(x, g, comm);
+        },
+        2);
     ADD_FAILURE() << "expected InvalidArgument";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("birder-hierarchical: 3 ranks do not divide evenly into 2 nodes"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "birder-hierarchical: 3 ranks do not divide evenly into 2 nodes"),
               std::string::npos)
         << e.what();
   }

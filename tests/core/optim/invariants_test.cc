@@ -42,8 +42,8 @@ bool bit_equal(const Vec& a, const Vec& b) {
 TEST(Invariants, AllRanksBitIdenticalAfterEveryStep) {
   for (const auto& c : all_configs()) {
     SCOPED_TRACE(c.name);
-    const History h = run_optimizer(
-        {c.name, c.hp, ParamLayout::from_sizes({{"a", 13}, {"b", 27}}), 4, 2, 6});
+    const History h =
+        run_optimizer({c.name, c.hp, ParamLayout::from_sizes({{"a", 13}, {"b", 27}}), 4, 2, 6});
     const int64_t tau = c.name == "local-sgd" ? 2 : c.name == "local-momentum-sgd" ? 3 : 1;
     for (size_t s = 1; s < h.size(); ++s) {
       if (static_cast<int64_t>(s) % tau != 0) continue;
@@ -133,7 +133,9 @@ TEST(Invariants, OnebitLambRatioRespectsBothClips) {
     std::vector<std::vector<double>> ratios;
     run_local(2, [&](Communicator& comm) {
       auto opt = make_optimizer("onebit-lamb",
-                                {{"lr", "0.01"}, {"freeze_step", "3"}, {"beta2", "0.9"},
+                                {{"lr", "0.01"},
+                                 {"freeze_step", "3"},
+                                 {"beta2", "0.9"},
                                  {"r_max", scale < 1 ? "1.5" : "4"}},
                                 layout);
       Vec x = initial_params(32);
@@ -205,8 +207,10 @@ TEST(Invariants, OnebitAdamAutoFreezesPastLrWarmupOnAllRanks) {
   std::vector<std::vector<Stage>> stages(2);
   run_local(2, [&](Communicator& comm) {
     auto opt = make_optimizer("onebit-adam",
-                              {{"beta2", "0.75"}, {"schedule", "linear_warmup_step_decay"},
-                               {"warmup_steps", "6"}, {"lr", "0.01"}},
+                              {{"beta2", "0.75"},
+                               {"schedule", "linear_warmup_step_decay"},
+                               {"warmup_steps", "6"},
+                               {"lr", "0.01"}},
                               ParamLayout::single(16));
     Vec x = initial_params(16);
     for (int t = 1; t <= 9; ++t) {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/comm/local/local_world.h"
-#include "core/util/error.h"
 #include "core/optim/optimizer_factory.h"
+#include "core/util/error.h"
 
 namespace compopt::testing {
 

@@ -57,15 +57,18 @@ TEST(QuadraticConvergence, EveryOptimizerReachesItsTolerance) {
     SCOPED_TRACE(c.name);
     std::vector<float> final_x;
     std::mutex mu;
-    run_local(kRanks, [&](Communicator& comm) {
-      auto opt = make_optimizer(c.name, c.hp, ParamLayout::from_sizes({{"w", 48}, {"b", 16}}));
-      std::vector<float> x(kD, 0.0f);
-      for (int t = 1; t <= kSteps; ++t) opt->step(x, task.grad(comm.rank(), t, x), comm);
-      if (comm.rank() == 0) {
-        std::lock_guard lock(mu);
-        final_x = x;
-      }
-    }, kPerNode);
+    run_local(
+        kRanks,
+        [&](Communicator& comm) {
+          auto opt = make_optimizer(c.name, c.hp, ParamLayout::from_sizes({{"w", 48}, {"b", 16}}));
+          std::vector<float> x(kD, 0.0f);
+          for (int t = 1; t <= kSteps; ++t) opt->step(x, task.grad(comm.rank(), t, x), comm);
+          if (comm.rank() == 0) {
+            std::lock_guard lock(mu);
+            final_x = x;
+          }
+        },
+        kPerNode);
     const double dist = task.relative_distance(final_x);
     std::printf("| %s | %d | %.5f | %.2f |\n", c.name.c_str(), kSteps, dist, c.tolerance);
     EXPECT_LE(dist, c.tolerance);

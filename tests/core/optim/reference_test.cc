@@ -53,17 +53,18 @@ void apply_all(std::vector<Vec>& x, const Vec& u, double lr, double wd) {
 class Reference : public ::testing::TestWithParam<int> {
  protected:
   int n() const { return GetParam(); }
-  History run(const std::string& name, HyperParamMap hp, ParamLayout layout = ParamLayout::single(kD),
-              int ranks_per_node = 0) {
+  History run(const std::string& name, HyperParamMap hp,
+              ParamLayout layout = ParamLayout::single(kD), int ranks_per_node = 0) {
     return run_optimizer({name, std::move(hp), std::move(layout), n(), ranks_per_node, kSteps});
   }
 };
 
 TEST_P(Reference, Sgd) {
   const double lr = 0.1, wd = 0.01;
-  auto want = simulate(n(), kD, kSteps, [&](int64_t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-    apply_all(x, mean_over(g), lr, wd);
-  });
+  auto want =
+      simulate(n(), kD, kSteps, [&](int64_t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+        apply_all(x, mean_over(g), lr, wd);
+      });
   expect_close(run("sgd", {{"lr", "0.1"}, {"weight_decay", "0.01"}}), want, 1e-5);
 }
 
@@ -84,7 +85,9 @@ void momentum_case(Reference& self, int n, bool pytorch, bool nesterov) {
     }
     apply_all(x, dir, lr, 0.0);
   });
-  HyperParamMap hp{{"lr", "0.1"}, {"beta", "0.8"}, {"form", pytorch ? "pytorch" : "paper"},
+  HyperParamMap hp{{"lr", "0.1"},
+                   {"beta", "0.8"},
+                   {"form", pytorch ? "pytorch" : "paper"},
                    {"nesterov", nesterov ? "true" : "false"}};
   expect_close(run_optimizer({"momentum-sgd", hp, ParamLayout::single(kD), n, 0, kSteps}), want,
                1e-5);
@@ -125,10 +128,13 @@ TEST_P(Reference, AdamWithAndWithoutBiasCorrection) {
     SCOPED_TRACE(bc ? "bias_correction" : "no bias correction");
     RefAdam ref;
     ref.bias_correction = bc;
-    auto want = simulate(n(), kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-      apply_all(x, ref.direction(t, mean_over(g)), 0.05, 0.01);
-    });
-    expect_close(run("adam", {{"lr", "0.05"}, {"beta2", "0.99"}, {"weight_decay", "0.01"},
+    auto want =
+        simulate(n(), kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+          apply_all(x, ref.direction(t, mean_over(g)), 0.05, 0.01);
+        });
+    expect_close(run("adam", {{"lr", "0.05"},
+                              {"beta2", "0.99"},
+                              {"weight_decay", "0.01"},
                               {"bias_correction", bc ? "1" : "0"}}),
                  want, 1e-5);
   }
@@ -162,11 +168,16 @@ ParamLayout two_tensors() { return ParamLayout::from_sizes({{"w", 12}, {"b", 20}
 TEST_P(Reference, Lamb) {
   RefAdam ref;
   const ParamLayout layout = two_tensors();
-  auto want = simulate(n(), kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-    lamb_apply(x, ref.direction(t, mean_over(g)), layout, 0.05, 0.01, 0.3, 5.0);
-  });
-  expect_close(run("lamb", {{"lr", "0.05"}, {"beta2", "0.99"}, {"weight_decay", "0.01"},
-                            {"c_min", "0.3"}, {"c_max", "5"}},
+  auto want =
+      simulate(n(), kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+        lamb_apply(x, ref.direction(t, mean_over(g)), layout, 0.05, 0.01, 0.3, 5.0);
+      });
+  expect_close(run("lamb",
+                   {{"lr", "0.05"},
+                    {"beta2", "0.99"},
+                    {"weight_decay", "0.01"},
+                    {"c_min", "0.3"},
+                    {"c_max", "5"}},
                    layout),
                want, 1e-5);
 }
@@ -177,22 +188,24 @@ void onebit_adam_case(int n, bool identity, bool uncompressed) {
   RefAdam ref;
   RefCompressedAllreduce car(kD, n, identity);
   const int64_t tw = 2;
-  auto want = simulate(n, kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-    if (t <= tw) {
-      apply_all(x, ref.direction(t, mean_over(g)), 0.05, 0.0);
-      return;
-    }
-    std::vector<Vec> local(n, ref.m);
-    for (int i = 0; i < n; ++i) {
-      for (size_t j = 0; j < kD; ++j) {
-        local[i][j] = static_cast<float>(ref.b1 * ref.m[j] + (1 - ref.b1) * g[i][j]);
-      }
-    }
-    ref.m = uncompressed ? mean_over(local) : car.run(local);
-    Vec u(kD);
-    for (size_t j = 0; j < kD; ++j) u[j] = static_cast<float>(ref.m[j] / (std::sqrt(ref.v[j]) + ref.eps));
-    apply_all(x, u, 0.05, 0.0);
-  });
+  auto want =
+      simulate(n, kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+        if (t <= tw) {
+          apply_all(x, ref.direction(t, mean_over(g)), 0.05, 0.0);
+          return;
+        }
+        std::vector<Vec> local(n, ref.m);
+        for (int i = 0; i < n; ++i) {
+          for (size_t j = 0; j < kD; ++j) {
+            local[i][j] = static_cast<float>(ref.b1 * ref.m[j] + (1 - ref.b1) * g[i][j]);
+          }
+        }
+        ref.m = uncompressed ? mean_over(local) : car.run(local);
+        Vec u(kD);
+        for (size_t j = 0; j < kD; ++j)
+          u[j] = static_cast<float>(ref.m[j] / (std::sqrt(ref.v[j]) + ref.eps));
+        apply_all(x, u, 0.05, 0.0);
+      });
   HyperParamMap hp{{"lr", "0.05"}, {"beta2", "0.99"}, {"freeze_step", "2"}};
   if (!uncompressed) hp["compressor"] = identity ? "identity" : "sign";
   expect_close(run_optimizer({uncompressed ? "onebit-adam-32bit" : "onebit-adam", hp,
@@ -207,9 +220,10 @@ TEST_P(Reference, OnebitAdam32Bit) { onebit_adam_case(n(), true, true); }
 TEST_P(Reference, NaiveOnebitAdamSign) {
   RefAdam ref;
   RefCompressedAllreduce car(kD, n());
-  auto want = simulate(n(), kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-    apply_all(x, ref.direction(t, car.run(g)), 0.05, 0.0);
-  });
+  auto want =
+      simulate(n(), kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+        apply_all(x, ref.direction(t, car.run(g)), 0.05, 0.0);
+      });
   expect_close(run("naive-onebit-adam", {{"lr", "0.05"}, {"beta2", "0.99"}}), want, 2e-5);
 }
 
@@ -222,58 +236,60 @@ TEST_P(Reference, OnebitLambSign) {
   RefCompressedAllreduce car(kD, n());
   std::vector<double> c_avg(L, 0.0), k(L, 1.0), r_prev(L, 0.0);
   Vec v_fresh;
-  auto want = simulate(n(), kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-    if (t <= tw) {
-      const auto cs = lamb_apply(x, ref.direction(t, mean_over(g)), layout, lr, wd, 0.01, 10.0);
-      for (size_t l = 0; l < L; ++l) c_avg[l] = b3 * c_avg[l] + (1 - b3) * cs[l];
-      if (t == tw) {
-        v_fresh = ref.v;
-        std::vector<double> sigma(L);
-        double mean = 0;
+  auto want =
+      simulate(n(), kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+        if (t <= tw) {
+          const auto cs = lamb_apply(x, ref.direction(t, mean_over(g)), layout, lr, wd, 0.01, 10.0);
+          for (size_t l = 0; l < L; ++l) c_avg[l] = b3 * c_avg[l] + (1 - b3) * cs[l];
+          if (t == tw) {
+            v_fresh = ref.v;
+            std::vector<double> sigma(L);
+            double mean = 0;
+            for (size_t l = 0; l < L; ++l) {
+              const auto& ts = layout.tensor(l);
+              sigma[l] = l2(Vec(ref.m.begin() + ts.offset, ref.m.begin() + ts.offset + ts.size)) /
+                         std::sqrt(static_cast<double>(ts.size));
+              mean += sigma[l] / L;
+            }
+            for (size_t l = 0; l < L; ++l) k[l] = mean / sigma[l];
+          }
+          return;
+        }
+        const Vec m_prev = ref.m;
+        std::vector<Vec> local(n(), Vec(kD));
+        for (int i = 0; i < n(); ++i) {
+          for (size_t l = 0; l < L; ++l) {
+            const auto& ts = layout.tensor(l);
+            for (size_t j = ts.offset; j < ts.offset + ts.size; ++j) {
+              local[i][j] = static_cast<float>((b1 * m_prev[j] + (1 - b1) * g[i][j]) * k[l]);
+            }
+          }
+        }
+        const Vec avg = car.run(local);
+        std::vector<double> c(L);
+        Vec u(kD);
         for (size_t l = 0; l < L; ++l) {
           const auto& ts = layout.tensor(l);
-          sigma[l] = l2(Vec(ref.m.begin() + ts.offset, ref.m.begin() + ts.offset + ts.size)) /
-                     std::sqrt(static_cast<double>(ts.size));
-          mean += sigma[l] / L;
+          double r = 0;
+          for (size_t j = ts.offset; j < ts.offset + ts.size; ++j) {
+            ref.m[j] = static_cast<float>(avg[j] / k[l]);
+            const double gr = (ref.m[j] - b1 * m_prev[j]) / (1 - b1);
+            v_fresh[j] = static_cast<float>(b2 * v_fresh[j] + (1 - b2) * gr * gr);
+            r = std::max(r, (std::sqrt(ref.v[j]) + eps) / (std::sqrt(v_fresh[j]) + eps));
+            u[j] = static_cast<float>(ref.m[j] / (std::sqrt(ref.v[j]) + eps));
+          }
+          if (t > tw + 1) r = std::clamp(r, 0.9 * r_prev[l], 1.1 * r_prev[l]);
+          r = std::clamp(r, 0.5, 4.0);
+          r_prev[l] = r;
+          c[l] = r * c_avg[l];
         }
-        for (size_t l = 0; l < L; ++l) k[l] = mean / sigma[l];
-      }
-      return;
-    }
-    const Vec m_prev = ref.m;
-    std::vector<Vec> local(n(), Vec(kD));
-    for (int i = 0; i < n(); ++i) {
-      for (size_t l = 0; l < L; ++l) {
-        const auto& ts = layout.tensor(l);
-        for (size_t j = ts.offset; j < ts.offset + ts.size; ++j) {
-          local[i][j] = static_cast<float>((b1 * m_prev[j] + (1 - b1) * g[i][j]) * k[l]);
-        }
-      }
-    }
-    const Vec avg = car.run(local);
-    std::vector<double> c(L);
-    Vec u(kD);
-    for (size_t l = 0; l < L; ++l) {
-      const auto& ts = layout.tensor(l);
-      double r = 0;
-      for (size_t j = ts.offset; j < ts.offset + ts.size; ++j) {
-        ref.m[j] = static_cast<float>(avg[j] / k[l]);
-        const double gr = (ref.m[j] - b1 * m_prev[j]) / (1 - b1);
-        v_fresh[j] = static_cast<float>(b2 * v_fresh[j] + (1 - b2) * gr * gr);
-        r = std::max(r, (std::sqrt(ref.v[j]) + eps) / (std::sqrt(v_fresh[j]) + eps));
-        u[j] = static_cast<float>(ref.m[j] / (std::sqrt(ref.v[j]) + eps));
-      }
-      if (t > tw + 1) r = std::clamp(r, 0.9 * r_prev[l], 1.1 * r_prev[l]);
-      r = std::clamp(r, 0.5, 4.0);
-      r_prev[l] = r;
-      c[l] = r * c_avg[l];
-    }
-    lamb_apply(x, u, layout, lr, wd, 0, 0, &c);
-  });
-  expect_close(run("onebit-lamb", {{"lr", "0.05"}, {"beta2", "0.99"}, {"weight_decay", "0.01"},
-                                   {"freeze_step", "2"}},
-                   layout),
-               want, 5e-5);
+        lamb_apply(x, u, layout, lr, wd, 0, 0, &c);
+      });
+  expect_close(
+      run("onebit-lamb",
+          {{"lr", "0.05"}, {"beta2", "0.99"}, {"weight_decay", "0.01"}, {"freeze_step", "2"}},
+          layout),
+      want, 5e-5);
 }
 
 // Birder with the identity compressor (binary is random; its unbiasedness is
@@ -294,53 +310,60 @@ struct RefBirder {
 
 TEST_P(Reference, BirderFlatIdentity) {
   std::vector<RefBirder> ref(n());
-  auto want = simulate(n(), kD, kSteps, [&](int64_t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-    std::vector<Vec> q(n());
-    for (int i = 0; i < n(); ++i) q[i] = ref[i].q(g[i]);
-    apply_all(x, mean_over(q), 0.05, 0.01);
-  });
-  expect_close(run("birder", {{"lr", "0.05"}, {"beta", "0.9"}, {"weight_decay", "0.01"},
-                              {"compressor", "identity"}}),
-               want, 2e-5);
+  auto want =
+      simulate(n(), kD, kSteps, [&](int64_t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+        std::vector<Vec> q(n());
+        for (int i = 0; i < n(); ++i) q[i] = ref[i].q(g[i]);
+        apply_all(x, mean_over(q), 0.05, 0.01);
+      });
+  expect_close(
+      run("birder",
+          {{"lr", "0.05"}, {"beta", "0.9"}, {"weight_decay", "0.01"}, {"compressor", "identity"}}),
+      want, 2e-5);
 }
 
 TEST_P(Reference, BirderHierarchicalIdentity) {
   const int per_node = n() >= 4 ? 2 : 1;
   const int nodes = n() / per_node;
   std::vector<RefBirder> ref(nodes);
-  auto want = simulate(n(), kD, kSteps, [&](int64_t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-    std::vector<Vec> q(nodes);
-    for (int node = 0; node < nodes; ++node) {
-      q[node] = ref[node].q(mean_over(std::vector<Vec>(g.begin() + node * per_node,
-                                                       g.begin() + (node + 1) * per_node)));
-    }
-    apply_all(x, mean_over(q), 0.05, 0.0);
-  });
-  expect_close(run("birder-hierarchical", {{"lr", "0.05"}, {"beta", "0.9"}, {"compressor", "identity"}},
-                   ParamLayout::single(kD), per_node),
-               want, 2e-5);
+  auto want =
+      simulate(n(), kD, kSteps, [&](int64_t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+        std::vector<Vec> q(nodes);
+        for (int node = 0; node < nodes; ++node) {
+          q[node] = ref[node].q(mean_over(
+              std::vector<Vec>(g.begin() + node * per_node, g.begin() + (node + 1) * per_node)));
+        }
+        apply_all(x, mean_over(q), 0.05, 0.0);
+      });
+  expect_close(
+      run("birder-hierarchical", {{"lr", "0.05"}, {"beta", "0.9"}, {"compressor", "identity"}},
+          ParamLayout::single(kD), per_node),
+      want, 2e-5);
 }
 
 TEST_P(Reference, EfMomentumSgdSign) {
   std::vector<Vec> m(n(), Vec(kD, 0.0f));
   RefCompressedAllreduce car(kD, n());
-  auto want = simulate(n(), kD, kSteps, [&](int64_t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-    for (int i = 0; i < n(); ++i) {
-      for (size_t j = 0; j < kD; ++j) m[i][j] = static_cast<float>(0.8 * m[i][j] + 0.2 * g[i][j]);
-    }
-    apply_all(x, car.run(m), 0.1, 0.0);
-  });
+  auto want =
+      simulate(n(), kD, kSteps, [&](int64_t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+        for (int i = 0; i < n(); ++i) {
+          for (size_t j = 0; j < kD; ++j)
+            m[i][j] = static_cast<float>(0.8 * m[i][j] + 0.2 * g[i][j]);
+        }
+        apply_all(x, car.run(m), 0.1, 0.0);
+      });
   expect_close(run("ef-momentum-sgd", {{"lr", "0.1"}, {"beta", "0.8"}}), want, 2e-5);
 }
 
 TEST_P(Reference, DoubleSqueezeSignWithPyTorchMomentum) {
   Vec m(kD, 0.0f);
   RefCompressedAllreduce car(kD, n());
-  auto want = simulate(n(), kD, kSteps, [&](int64_t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-    const Vec avg = car.run(g);
-    for (size_t j = 0; j < kD; ++j) m[j] = static_cast<float>(0.5 * m[j] + avg[j]);
-    apply_all(x, m, 0.1, 0.0);
-  });
+  auto want =
+      simulate(n(), kD, kSteps, [&](int64_t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+        const Vec avg = car.run(g);
+        for (size_t j = 0; j < kD; ++j) m[j] = static_cast<float>(0.5 * m[j] + avg[j]);
+        apply_all(x, m, 0.1, 0.0);
+      });
   expect_close(run("doublesqueeze", {{"lr", "0.1"}, {"beta", "0.5"}, {"form", "pytorch"}}), want,
                2e-5);
 }
@@ -349,23 +372,24 @@ TEST_P(Reference, LocalSgdAndLocalMomentumSgd) {
   for (bool momentum : {false, true}) {
     SCOPED_TRACE(momentum ? "local-momentum-sgd" : "local-sgd");
     std::vector<Vec> m(n(), Vec(kD, 0.0f));
-    auto want = simulate(n(), kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
-      for (int i = 0; i < n(); ++i) {
-        for (size_t j = 0; j < kD; ++j) {
-          float dir = g[i][j];
-          if (momentum) dir = m[i][j] = static_cast<float>(0.8 * m[i][j] + 0.2 * g[i][j]);
-          x[i][j] -= static_cast<float>(0.1 * dir);
-        }
-      }
-      if (t % 2 == 0) {
-        const Vec xm = mean_over(x);
-        for (auto& xi : x) xi = xm;
-        if (momentum) {
-          const Vec mm = mean_over(m);
-          for (auto& mi : m) mi = mm;
-        }
-      }
-    });
+    auto want =
+        simulate(n(), kD, kSteps, [&](int64_t t, std::vector<Vec>& x, const std::vector<Vec>& g) {
+          for (int i = 0; i < n(); ++i) {
+            for (size_t j = 0; j < kD; ++j) {
+              float dir = g[i][j];
+              if (momentum) dir = m[i][j] = static_cast<float>(0.8 * m[i][j] + 0.2 * g[i][j]);
+              x[i][j] -= static_cast<float>(0.1 * dir);
+            }
+          }
+          if (t % 2 == 0) {
+            const Vec xm = mean_over(x);
+            for (auto& xi : x) xi = xm;
+            if (momentum) {
+              const Vec mm = mean_over(m);
+              for (auto& mi : m) mi = mm;
+            }
+          }
+        });
     expect_close(run(momentum ? "local-momentum-sgd" : "local-sgd",
                      momentum ? HyperParamMap{{"lr", "0.1"}, {"tau", "2"}, {"beta", "0.8"}}
                               : HyperParamMap{{"lr", "0.1"}, {"tau", "2"}}),
@@ -374,7 +398,9 @@ TEST_P(Reference, LocalSgdAndLocalMomentumSgd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, Reference, ::testing::Values(1, 2, 4),
-                         [](const ::testing::TestParamInfo<int>& p) { return "n" + std::to_string(p.param); });
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           return "n" + std::to_string(p.param);
+                         });
 
 }  // namespace
 }  // namespace compopt::testing

@@ -51,10 +51,10 @@ TEST(TaskFactory, SizesBeyondMemoryAreBadInputNotAllocations) {
               HasSubstr("task.dimension' x ranks = 134217728 x 4"));
   EXPECT_THAT(error_of({{"task.name", "quadratic"}, {"task.train_size", "134217729"}}),
               HasSubstr("task.train_size"));
-  EXPECT_THAT(error_of({{"task.name", "logistic"},
-                        {"task.dimension", "100000"},
-                        {"task.train_size", "8192"}}),
-              HasSubstr("task.dimension' x (train_size + test_size) = 100000 x 10240"));
+  EXPECT_THAT(
+      error_of(
+          {{"task.name", "logistic"}, {"task.dimension", "100000"}, {"task.train_size", "8192"}}),
+      HasSubstr("task.dimension' x (train_size + test_size) = 100000 x 10240"));
   EXPECT_EQ(error_of({{"task.name", "logistic"}, {"task.dimension", "8"}}), "no error");
 }
 

@@ -196,7 +196,8 @@ int main(int argc, char** argv) {
     listeners.Append(new compopt::testing::FailurePrinter(rank));
   }
   compopt::testing::g_transport = std::make_unique<compopt::mpi::MpiTransport>(
-      MPI_COMM_WORLD, compopt::mpi::mpi_options_from_env(compopt::mpi::MpiOptions{.op_timeout_s = 60}));
+      MPI_COMM_WORLD,
+      compopt::mpi::mpi_options_from_env(compopt::mpi::MpiOptions{.op_timeout_s = 60}));
   const int failed = RUN_ALL_TESTS();
   int any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -58,15 +58,17 @@ TEST(FrameTest, Crc32MatchesTheStandardCheckValue) {
 // the reader checks a payload.
 TEST(FrameTest, Crc32EqualsZlibAtEveryLengthAlignmentAndContinuation) {
   std::vector<std::byte> buffer((size_t{1} << 20) + 64);
-  for (size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<std::byte>((i * 2654435761u) >> 13);
+  for (size_t i = 0; i < buffer.size(); ++i)
+    buffer[i] = static_cast<std::byte>((i * 2654435761u) >> 13);
   auto zlib = [&](size_t offset, size_t length, uLong seed = 0) {
-    return static_cast<uint32_t>(::crc32(seed, reinterpret_cast<const Bytef*>(buffer.data() + offset),
-                                         static_cast<uInt>(length)));
+    return static_cast<uint32_t>(::crc32(
+        seed, reinterpret_cast<const Bytef*>(buffer.data() + offset), static_cast<uInt>(length)));
   };
   const std::span<const std::byte> all(buffer);
   for (size_t align = 0; align < 16; ++align) {
     for (size_t length = 0; length <= 300; ++length) {
-      ASSERT_EQ(crc32_of(all.subspan(align, length)), zlib(align, length)) << align << "+" << length;
+      ASSERT_EQ(crc32_of(all.subspan(align, length)), zlib(align, length))
+          << align << "+" << length;
     }
   }
   const size_t big = (size_t{1} << 20) + 3;

@@ -1,13 +1,14 @@
 // Environment parsing of TCP options: the pipeline size, and bad values named in
 // the error.
 
+#include "real_backend/tcp/tcp_options.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 
 #include "core/util/error.h"
-#include "real_backend/tcp/tcp_options.h"
 
 namespace compopt::tcp {
 namespace {
