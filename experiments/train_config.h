@@ -26,8 +26,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/optim/hyper_params.h"
 #include "core/tasks/task.h"
+#include "core/util/hyper_params.h"
 #include "net_models/cluster_spec.h"
 
 namespace compopt::cli {

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "core/optim/hyper_params.h"
+#include "core/util/hyper_params.h"
 
 namespace compopt {
 

@@ -27,7 +27,7 @@
 #include "core/comm/reduce_op.h"
 #include "core/optim/lr_schedule.h"
 #include "core/optim/optimizer_state.h"
-#include "core/optim/param_layout.h"
+#include "core/util/param_layout.h"
 
 namespace compopt {
 

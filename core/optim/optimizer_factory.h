@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/optim/hyper_params.h"
 #include "core/optim/optimizer.h"
-#include "core/optim/param_layout.h"
+#include "core/util/hyper_params.h"
+#include "core/util/param_layout.h"
 
 namespace compopt {
 

@@ -17,7 +17,7 @@
 #include <span>
 #include <vector>
 
-#include "core/optim/param_layout.h"
+#include "core/util/param_layout.h"
 
 namespace compopt {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "core/optim/param_layout.h"
+#include "core/util/param_layout.h"
 
 namespace compopt {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/optim/hyper_params.h"
 #include "core/tasks/task.h"
+#include "core/util/hyper_params.h"
 
 namespace compopt {
 

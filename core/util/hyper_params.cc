@@ -1,4 +1,4 @@
-#include "core/optim/hyper_params.h"
+#include "core/util/hyper_params.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/optim/param_layout.h"
+#include "core/util/param_layout.h"
 
 #include <set>
 
