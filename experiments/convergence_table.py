@@ -5,7 +5,7 @@ usage: convergence_table.py RUNS_DIR
 
 For every <variant>/seed*/ with summary.json: final test accuracy (mean +- sample std over
 seeds), bytes sent per rank per step in the compression stage and outside it, the ratio to
-the fp32 ring-allreduce baseline 2(n-1)/n * 4d, the SPEC section 2 prediction for the
+the fp32 ring-allreduce baseline 2(n-1)/n * 4d, the docs/algorithms.md prediction for the
 compressed allreduce, the freeze step T_w and the wall time.
 """
 import csv
@@ -16,7 +16,8 @@ import sys
 
 
 def spec_compressed_bytes(d, n, scaled):
-    """SPEC section 2: bits padded to a multiple of 8n elements, all-to-all + server allgather."""
+    """Compressed allreduce bytes (docs/algorithms.md): bits padded to a multiple of 8n
+    elements, all-to-all + server allgather."""
     padded = -(-d // (8 * n)) * 8 * n
     chunk_bytes = padded // n // 8
     scale = 4 if scaled else 0
@@ -66,7 +67,7 @@ def main():
                     variant = log.split(".")[0]
                     failed[variant] = failed.get(variant, 0) + 1
     print("| optimizer | seeds ok (failed) | test acc % (mean ± std) | B/rank/step compression "
-          "| B/rank/step other | fp32 baseline / compression | SPEC §2 B/rank | "
+          "| B/rank/step other | fp32 baseline / compression | formula B/rank | "
           "inter-node B/node/step compression | T_w | wall s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for variant, runs in rows:

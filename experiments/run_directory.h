@@ -1,5 +1,5 @@
 #pragma once
-// The output folder of one command (DESIGN "Outputs"): CSV files, run.json with
+// The output folder of one command (docs/architecture.md "Outputs"): CSV files, run.json with
 // the resolved configuration and provenance, figures. Every file is written to a
 // temporary name and renamed, so a failed run never leaves a half-written file
 // that looks complete, and an existing result is replaced only by a complete one.

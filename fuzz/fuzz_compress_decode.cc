@@ -131,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool finite = true;
   for (const float v : x) finite = finite && std::isfinite(v);
   if (finite && compressor->name() != "identity" && compressor->name() != "fp16") {
-    // SPEC §1: finite input gives a finite scale (it may overflow float only for sign's RMS,
+    // Finite input gives a finite scale (it may overflow float only for sign's RMS,
     // which is at most max |x|, so it cannot).
     check(std::isfinite(s), "finite input gave a non-finite scale");
   }

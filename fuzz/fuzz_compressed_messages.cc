@@ -1,5 +1,5 @@
 // libFuzzer target: parsing of the compressed allreduce's server messages (decode_server_messages:
-// [scale][payload] per chunk, SPEC §2) with arbitrary message bytes, counts and chunk lengths.
+// [scale][payload] per chunk) with arbitrary message bytes, counts and chunk lengths.
 // Sizes that do not match must be refused with InvalidArgument; sizes that match must decode
 // exactly what the per-chunk decode gives.
 // Input: [spec: u8][count: u16 LE][chunk_len: u64 LE][out_len: u16 LE][message bytes...]; chunk_len

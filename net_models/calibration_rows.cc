@@ -1,38 +1,63 @@
 #include "net_models/calibration_rows.h"
 
+#include <fmt/format.h>
+
+#include <array>
+#include <utility>
+
+#include "core/util/error.h"
+#include "net_models/csv_table.h"
+#include "net_models/published_tables.h"
+
 namespace compopt::net {
+namespace {
+
+// The network column of 1-bit Adam's Table 1 -> the cluster preset of that cluster
+// (experiments/published/clusters.csv).
+constexpr std::array<std::pair<std::string_view, std::string_view>, 2> kProfileClusters = {{
+    {"ethernet", "ethernet-v100-4"},
+    {"infiniband", "infiniband-v100-8"},
+}};
+
+std::string cluster_of_network(const std::string& network, std::string_view source) {
+  for (const auto& [name, preset] : kProfileClusters)
+    if (name == network) return std::string(preset);
+  throw InvalidArgument(
+      fmt::format("{}: network '{}', expected ethernet or infiniband", source, network));
+}
+
+}  // namespace
+
+std::vector<ProfileRow> parse_profile_rows(std::string_view csv, std::string_view source) {
+  const CsvTable t(csv, source);
+  std::vector<ProfileRow> rows;
+  for (size_t r = 0; r < t.rows(); ++r)
+    rows.push_back({cluster_of_network(t.text(r, "network"), source), t.integer(r, "nodes"),
+                    t.integer(r, "gpus"), t.integer(r, "batch_per_gpu"), t.integer(r, "grad_accum"),
+                    t.number(r, "forward_ms"), t.number(r, "backward_allreduce_ms"),
+                    t.number(r, "backward_else_ms"), t.number(r, "step_ms"),
+                    t.number(r, "allreduce_pct")});
+  return rows;
+}
+
+std::vector<ThroughputRow> parse_throughput_rows(std::string_view csv, std::string_view source) {
+  const CsvTable t(csv, source);
+  std::vector<ThroughputRow> rows;
+  for (size_t r = 0; r < t.rows(); ++r)
+    rows.push_back({t.text(r, "workload"), t.text(r, "optimizer"), t.integer(r, "gpus"),
+                    t.integer(r, "batch_per_gpu"), t.number(r, "throughput_samples_s")});
+  return rows;
+}
 
 const std::vector<ProfileRow>& onebit_adam_profile_rows() {
-  static const std::vector<ProfileRow> rows = {
-      {"ethernet-v100-4", 16, 64, 1, 1, 36.65, 2205.86, 33.63, 74.96, 94},
-      {"ethernet-v100-4", 16, 64, 16, 1, 35.71, 2275.43, 60.81, 75.59, 93},
-      {"ethernet-v100-4", 16, 64, 16, 4, 137.80, 2259.36, 243.72, 74.92, 83},
-      {"ethernet-v100-4", 8, 32, 16, 1, 37.91, 2173.35, 60.71, 75.63, 93},
-      {"ethernet-v100-4", 4, 16, 16, 1, 36.94, 2133.24, 62.82, 76.85, 92},
-      {"ethernet-v100-4", 2, 8, 16, 1, 34.95, 1897.21, 61.23, 75.26, 92},
-      {"ethernet-v100-4", 1, 4, 16, 1, 35.99, 239.76, 59.95, 74.21, 58},
-      {"infiniband-v100-8", 8, 64, 1, 1, 25.36, 316.18, 23.25, 58.49, 75},
-      {"infiniband-v100-8", 8, 64, 16, 1, 32.81, 336.40, 59.99, 57.79, 69},
-      {"infiniband-v100-8", 8, 64, 16, 4, 131.04, 339.52, 237.92, 56.91, 44},
-      {"infiniband-v100-8", 4, 32, 16, 1, 33.45, 297.28, 56.81, 57.98, 67},
-      {"infiniband-v100-8", 2, 16, 16, 1, 32.86, 183.74, 56.49, 58.60, 55},
-      {"infiniband-v100-8", 1, 8, 16, 1, 32.74, 28.18, 59.73, 57.29, 16},
-  };
+  static const std::vector<ProfileRow> rows =
+      parse_profile_rows(onebit_adam_profile_table().text, onebit_adam_profile_table().file);
   return rows;
 }
 
 const std::vector<ThroughputRow>& birder_single_node_rows() {
-  static const std::vector<ThroughputRow> rows = {
-      {"resnet50-imagenet", "sgdm", 8, 32, 3693},
-      {"resnet50-imagenet", "onebit-adam", 8, 32, 3243},
-      {"resnet50-imagenet", "birder", 8, 32, 3462},
-      {"resnet50-imagenet", "sgdm", 8, 128, 5272},
-      {"resnet50-imagenet", "onebit-adam", 8, 128, 5229},
-      {"resnet50-imagenet", "birder", 8, 128, 5251},
-      {"bert-base-squad", "bertadam", 8, 3, 413},
-      {"bert-base-squad", "onebit-adam", 8, 3, 358},
-      {"bert-base-squad", "birder", 8, 3, 412},
-  };
+  static const std::vector<ThroughputRow> rows =
+      parse_throughput_rows(birder_single_node_table().text, birder_single_node_table().file);
   return rows;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// Named clusters of the papers (reference/clusters.csv), with nominal link
+// Named clusters of the papers (experiments/published/clusters.csv), with nominal link
 // figures from public hardware specs and efficiencies calibrated against
-// reference/onebit_adam_profile.csv (docs/calibration.md).
+// experiments/published/onebit_adam_profile.csv (docs/calibration.md).
 
 #include <string>
 #include <string_view>

@@ -3,7 +3,7 @@
 // step simulator: parameter count and tensor layout, gradient wire precision,
 // forward / backward compute per micro-batch as fixed + per-sample time,
 // optimizer-step time, and compression + decompression cost per element.
-// Presets are derived only from /work/shared/reference/ and public hardware
+// Presets are derived only from experiments/published/ and public hardware
 // specs; the derivation is in docs/simulator.md ("Workload presets").
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Wire maps of the scaled proxy (DESIGN "Simulating big models"): the real
+// Wire maps of the scaled proxy (docs/simulator.md "Scaled proxy"): the real
 // collective runs on `proxy` elements per rank and the wire is charged as if it
 // ran on `modeled` elements. Bulk messages scale by modeled / proxy; the 4-byte
 // scales of sign-compressed messages keep their real size, so compressed traffic

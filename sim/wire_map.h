@@ -1,6 +1,6 @@
 #pragma once
 // WireMap: how many bytes the simulated wire charges for a real message. The
-// scaled proxy (DESIGN "Simulating big models") runs the real collectives on a
+// scaled proxy (docs/simulator.md "Scaled proxy") runs the real collectives on a
 // small tensor and charges the wire for the modeled one: every message is
 // scaled by `scale`, except sizes given an exact figure with set_exact (e.g.
 // the 4-byte scales of the compressed allreduce, which do not grow with the

@@ -3,10 +3,13 @@
 every study, in the schema of docs/reproduction.md) from simple closed-form
 models with plausible magnitudes: BERT-Large allreduce about 2200 ms over
 ~4 Gbit/s Ethernet (1-bit Adam Table 1), Birder's single-node throughputs,
-speedups of 1-6x. Deterministic; run it again only to change the fixtures.
+speedups of 1-6x. The published columns come from experiments/published/*.csv,
+the same files the C++ program embeds. Deterministic; run it again only to
+change the fixtures.
 
 Usage: python3 analysis/tests/make_fixtures.py [OUT_DIR]
 """
+import csv
 import math
 import os
 import random
@@ -14,22 +17,28 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+PUBLISHED = os.path.join(HERE, "..", "..", "experiments", "published")
+
+
+def published_rows(name):
+    """Rows of experiments/published/NAME as dicts; '#' lines are provenance comments."""
+    with open(os.path.join(PUBLISHED, name), newline="") as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
 # 1-bit Adam Table 1 (network, nodes, gpus, batch/GPU, accum, fwd, allreduce, bwd else, step, %).
 PUBLISHED_PROFILE = [
-    ("ethernet", 16, 64, 1, 1, 36.65, 2205.86, 33.63, 74.96, 94),
-    ("ethernet", 16, 64, 16, 1, 35.71, 2275.43, 60.81, 75.59, 93),
-    ("ethernet", 16, 64, 16, 4, 137.80, 2259.36, 243.72, 74.92, 83),
-    ("ethernet", 8, 32, 16, 1, 37.91, 2173.35, 60.71, 75.63, 93),
-    ("ethernet", 4, 16, 16, 1, 36.94, 2133.24, 62.82, 76.85, 92),
-    ("ethernet", 2, 8, 16, 1, 34.95, 1897.21, 61.23, 75.26, 92),
-    ("ethernet", 1, 4, 16, 1, 35.99, 239.76, 59.95, 74.21, 58),
-    ("infiniband", 8, 64, 1, 1, 25.36, 316.18, 23.25, 58.49, 75),
-    ("infiniband", 8, 64, 16, 1, 32.81, 336.40, 59.99, 57.79, 69),
-    ("infiniband", 8, 64, 16, 4, 131.04, 339.52, 237.92, 56.91, 44),
-    ("infiniband", 4, 32, 16, 1, 33.45, 297.28, 56.81, 57.98, 67),
-    ("infiniband", 2, 16, 16, 1, 32.86, 183.74, 56.49, 58.60, 55),
-    ("infiniband", 1, 8, 16, 1, 32.74, 28.18, 59.73, 57.29, 16),
+    (r["network"], int(r["nodes"]), int(r["gpus"]), int(r["batch_per_gpu"]), int(r["grad_accum"]),
+     float(r["forward_ms"]), float(r["backward_allreduce_ms"]), float(r["backward_else_ms"]),
+     float(r["step_ms"]), int(r["allreduce_pct"]))
+    for r in published_rows("onebit_adam_profile.csv")
 ]
+
+# Birder Tables 1-2, single node: (workload, optimizer, batch/GPU) -> samples/s.
+PUBLISHED_THROUGHPUT = {
+    (r["workload"], r["optimizer"], int(r["batch_per_gpu"])): float(r["throughput_samples_s"])
+    for r in published_rows("birder_single_node.csv")
+}
 
 
 def g(x):
@@ -143,9 +152,6 @@ def scalability(out, rnd):
          [("bertadam", 58.1, 700.0, 1.0), ("onebit-adam", 67.0, 700.0, 6.0),
           ("birder", 58.3, 700.0, 11.0)]),
     ]
-    published = {("resnet50-imagenet", "sgdm"): 3693, ("resnet50-imagenet", "onebit-adam"): 3243,
-                 ("resnet50-imagenet", "birder"): 3462, ("bert-base-squad", "bertadam"): 413,
-                 ("bert-base-squad", "onebit-adam"): 358, ("bert-base-squad", "birder"): 412}
     rows = []
     for comparison, workload, cluster, per_node, gbps, batch, optimizers in comparisons:
         for optimizer, compute, full_ar, reduction in optimizers:
@@ -162,7 +168,7 @@ def scalability(out, rnd):
                         ar /= reduction
                     step = compute + ar * rnd.uniform(0.97, 1.03)
                     thr = gpus * batch / (step / 1000)
-                    pub = published.get((workload, optimizer)) if (
+                    pub = PUBLISHED_THROUGHPUT.get((workload, optimizer, batch)) if (
                         gpus == 8 and nodes == 1 and stage in ("full", "compression")) else None
                     rows.append((comparison, workload, cluster, optimizer, stage, gpus, nodes,
                                  min(gpus, per_node), gbps, batch, thr, step, ar,

@@ -1,5 +1,5 @@
 #pragma once
-// `binary` compressor, Birder's stochastic 1-bit operator (SPEC §1).
+// `binary` compressor, Birder's stochastic 1-bit operator ([BIR]; docs/algorithms.md).
 //
 // encode: p_j = clamp((x_j + 1)/2, 0, 1); b_j = 1 iff key.uniform(key.index_offset + j) < p_j,
 // so E[decode] = x for x in [-1, 1] (values outside clamp to +-1, p = 0 and p = 1 are

@@ -1,5 +1,5 @@
 #pragma once
-// LSB-first bit packing shared by the compressors (SPEC §1).
+// LSB-first bit packing shared by the compressors (docs/algorithms.md "Bit order").
 //
 // One-bit fields: element 8q+r is bit r of byte q. Multi-bit fields of width B form one
 // continuous LSB-first bitstream: element j occupies stream bits [j*B, j*B+B), and stream bit t

@@ -1,12 +1,13 @@
 #pragma once
-// Compression operators of SPEC §1. A compressor turns k floats into a payload of
-// payload_bytes(k) bytes plus, when has_scale(), one float scale; wire_bytes(k)
-// is exactly what goes on the wire for one message and what traffic counters see.
+// Compression operators (docs/algorithms.md "Compressors"). A compressor turns k floats into a
+// payload of payload_bytes(k) bytes plus, when has_scale(), one float scale; wire_bytes(k) is
+// exactly what goes on the wire for one message and what traffic counters see.
 //
 // Payloads are concatenations of fixed-width per-element fields packed LSB-first,
 // so for k a multiple of 8 the payload of elements [j*k, (j+1)*k) of a longer
 // vector is the byte range [j*payload_bytes(k), (j+1)*payload_bytes(k)) of its
-// payload: a vector encoded with one scale can be cut into chunks (SPEC §2).
+// payload: a vector encoded with one scale can be cut into chunks (the compressed allreduce of
+// docs/algorithms.md).
 //
 // Compressors are stateless and thread-safe; error feedback lives in ErrorFeedback.
 

@@ -1,5 +1,5 @@
 #pragma once
-// Error feedback (SPEC §1): with state e (initially 0),
+// Error feedback (docs/algorithms.md): with state e (initially 0),
 //   y = x + e;  msg = encode(y);  e = y - decode(msg).
 // A small value type, kept apart from compressors and communicators so that
 // optimizers own it and checkpoints save it.

@@ -1,6 +1,6 @@
 #pragma once
-// Error feedback around any compressor (SPEC §1), in the two forms the compressed allreduce
-// needs (SPEC §2). Results are exactly those of ErrorFeedback::compensate, Compressor::encode,
+// Error feedback around any compressor (docs/algorithms.md), in the two forms the compressed
+// allreduce needs. Results are exactly those of ErrorFeedback::compensate, Compressor::encode,
 // Compressor::decode and ErrorFeedback::update in sequence; `sign` takes the fused kernels of
 // sign_feedback.h, the other compressors that sequence.
 //

@@ -1,7 +1,7 @@
 #pragma once
-// `fp16` compressor (SPEC §1): each value rounded to the nearest IEEE half (ties to even), 2k
-// bytes of little-endian halves, no scale; encode returns 1. |x| >= 65520 becomes +-inf and NaN
-// stays NaN (see half.h), so non-finite results reach the receiver, which must check them.
+// `fp16` compressor (docs/algorithms.md): each value rounded to the nearest IEEE half (ties to
+// even), 2k bytes of little-endian halves, no scale; encode returns 1. |x| >= 65520 becomes +-inf
+// and NaN stays NaN (see half.h), so non-finite results reach the receiver, which must check them.
 
 #include "core/compress/compressor.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// `identity` compressor (SPEC §1): the payload is the fp32 values themselves (native
+// `identity` compressor (docs/algorithms.md): the payload is the fp32 values themselves (native
 // little-endian bytes), 4k bytes, no scale. encode returns 1. Non-finite values pass through.
 
 #include "core/compress/compressor.h"

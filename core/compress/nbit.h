@@ -1,5 +1,6 @@
 #pragma once
-// `nbit:B` compressor, QSGD-style stochastic quantization for ablations (SPEC §1), B in 2..16.
+// `nbit:B` compressor, QSGD-style stochastic quantization for ablations (docs/algorithms.md), B
+// in 2..16.
 //
 // encode: s = ||x||_inf, L = 2^(B-1) - 1, t_j = |x_j| / s * L, level_j = floor(t_j) + (u_j <
 // t_j - floor(t_j)) with u_j = key.uniform(key.index_offset + j), so E[decode] = x up to the 2^-24

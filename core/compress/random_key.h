@@ -1,7 +1,7 @@
 #pragma once
-// Identifies the random stream of a stochastic encode, SPEC §1: the draw for
-// element i is keyed by (seed, rank, step, stream, global element index), so
-// results do not depend on thread count, chunking or device.
+// Identifies the random stream of a stochastic encode (docs/algorithms.md "Random draws"): the draw
+// for element i is keyed by (seed, rank, step, stream, global element index), so results do not
+// depend on thread count, chunking or device.
 
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 #pragma once
-// `sign` compressor, the 1-bit operator of 1-bit Adam / 1-bit LAMB (SPEC §1).
+// `sign` compressor, the 1-bit operator of 1-bit Adam / 1-bit LAMB (docs/algorithms.md).
 //
 // encode: scale s = ||x||_2 / sqrt(k), bit b_j = (x_j >= 0) packed LSB-first (-0.0 and +0.0
 // give 1). decode: s * (2b_j - 1). Payload ceil(k/8) bytes, unused high bits of the last byte 0;

@@ -1,6 +1,6 @@
 #pragma once
-// Error feedback fused with the `sign` compressor (SPEC §1, §2), for the compressed allreduce.
-// Each call gives exactly the payload, scale and new error of the separate sequence
+// Error feedback fused with the `sign` compressor (docs/algorithms.md), for the compressed
+// allreduce. Each call gives exactly the payload, scale and new error of the separate sequence
 //   y = x + e (ErrorFeedback::compensate); s = SignCompressor::encode(y, payload);
 //   decode(s, payload, d); e = y - d (ErrorFeedback::update)
 // in two passes over e (one computing y, its bits and the canonical sum of squares while storing

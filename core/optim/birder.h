@@ -1,5 +1,5 @@
 #pragma once
-// Birder, flat ([BIR] Alg. 1, SPEC §3): each rank keeps m, b over its local
+// Birder, flat ([BIR] Alg. 1; docs/algorithms.md): each rank keeps m, b over its local
 // gradient (BirderState); q = m/(b+eps) goes through the compressed allreduce
 // (binary compressor, worker + server EF); x -= lr * (u + lambda*x).
 // No warmup stage.

@@ -1,5 +1,5 @@
 #pragma once
-// Birder, hierarchical ([BIR] §4, SPEC §2-3): intra-node mean of the gradient;
+// Birder, hierarchical ([BIR] §4; docs/algorithms.md): intra-node mean of the gradient;
 // the shard owner keeps Birder's m, b for its node-averaged gradient shard and
 // rewrites the shard into q = m/(b+eps) (the ShardTransform); then the
 // compressed allreduce over nodes and the intra-node allgather of the bits;

@@ -1,5 +1,5 @@
 #pragma once
-// Per-element Birder state ([BIR] Alg. 1, SPEC §3) shared by the flat and the
+// Per-element Birder state ([BIR] Alg. 1; docs/algorithms.md) shared by the flat and the
 // hierarchical variants: m = beta*m + (1-beta)*g; b^ = beta*b^ + (1-beta)*|g|;
 // b = max(b_prev, b^) when amsgrad_max and t > T0, else b^; q = m/(b+eps).
 

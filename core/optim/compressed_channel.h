@@ -1,5 +1,5 @@
 #pragma once
-// CompressedChannel: one compressed allreduce stream of an optimizer (SPEC §2)
+// CompressedChannel: one compressed allreduce stream of an optimizer (docs/algorithms.md)
 // — the compressor plus its worker and server error feedback, sized lazily on
 // the first call (when the group size is known) and saved in checkpoints.
 // The RandomKey of step t is {seed, t}, so a restored run draws the same bits.

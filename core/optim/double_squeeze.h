@@ -1,5 +1,5 @@
 #pragma once
-// DoubleSqueeze (Tang et al., ICML 2019; SPEC §3): the gradient is averaged
+// DoubleSqueeze (Tang et al., ICML 2019; docs/algorithms.md): the gradient is averaged
 // with the sign compressed allreduce with worker and server EF; then momentum
 // SGD on the decoded average (beta = 0 gives plain SGD):
 // g = compressed_allreduce_mean(g_i); momentum_update(m, g); x -= lr*(dir + lambda*x).

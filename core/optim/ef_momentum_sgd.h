@@ -1,5 +1,5 @@
 #pragma once
-// EF momentum SGD (Zheng et al., NeurIPS 2019; SPEC §3): each rank keeps its
+// EF momentum SGD (Zheng et al., NeurIPS 2019; docs/algorithms.md): each rank keeps its
 // own momentum of its local gradient (momentum_update, paper form by default);
 // the momentum direction is averaged with the sign compressed allreduce with
 // worker and server EF; x -= lr * (u + lambda*x).

@@ -1,5 +1,5 @@
 #pragma once
-// LAMB ([LAMB] with [1BL]'s clipping, SPEC §3): g = allreduce_mean(g_i);
+// LAMB ([LAMB] with [1BL]'s clipping; docs/algorithms.md): g = allreduce_mean(g_i);
 // m, v as Adam (optional bias correction, default off); per tensor l:
 //   u = m/(sqrt(v)+eps) + lambda*x;  c = clip(||x_l||/||u_l||, c_min, c_max)
 //   (c = 1 when either norm is 0);   x_l -= lr * c * u_l.

@@ -1,5 +1,5 @@
 #pragma once
-// Local SGD and local momentum SGD (SPEC §3): every rank steps on its own
+// Local SGD and local momentum SGD (docs/algorithms.md): every rank steps on its own
 // gradient, x -= lr*(dir + lambda*x) with dir = g_i (local-sgd) or the local
 // momentum direction (local-momentum-sgd); after every tau-th step the
 // parameters (and the momentum) are replaced by their allreduce_mean. Ranks'

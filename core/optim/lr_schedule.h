@@ -1,5 +1,5 @@
 #pragma once
-// Learning-rate schedules of SPEC §4. lr(s) is the rate of the step that runs
+// Learning-rate schedules (docs/algorithms.md). lr(s) is the rate of the step that runs
 // after s completed steps (s = 0 for the first step). Warmups are linear
 // (peak*s/W) or exponential (start*(peak/start)^(s/W)) for s < W; then:
 //   constant                    peak

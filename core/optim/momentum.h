@@ -1,6 +1,6 @@
 #pragma once
 // Momentum rules shared by momentum SGD, EF momentum SGD, DoubleSqueeze and
-// local momentum SGD (SPEC §3):
+// local momentum SGD (docs/algorithms.md):
 //   paper form:   m = beta*m + (1-beta)*g;  direction m   (Nesterov: beta*m + (1-beta)*g)
 //   PyTorch form: m = mu*m + g;             direction m   (Nesterov: g + mu*m)
 

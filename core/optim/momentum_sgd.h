@@ -1,5 +1,5 @@
 #pragma once
-// Momentum SGD (SPEC §3): g = allreduce_mean(g_i); m and the direction from
+// Momentum SGD (docs/algorithms.md): g = allreduce_mean(g_i); m and the direction from
 // momentum_update (paper or PyTorch form, optional Nesterov);
 // x -= lr * (direction + lambda*x).
 

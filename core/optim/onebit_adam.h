@@ -1,5 +1,5 @@
 #pragma once
-// 1-bit Adam ([1BA] Alg. 1, SPEC §3) and its "32-bit" ablation.
+// 1-bit Adam ([1BA] Alg. 1; docs/algorithms.md) and its "32-bit" ablation.
 //  - Warmup (t <= T_w): Adam (no bias correction) on allreduce_mean(g).
 //  - After step T_w: v is frozen. T_w = freeze_step, or automatic
 //    (VarianceFreezeDetector on the averaged v, past the LR warmup).

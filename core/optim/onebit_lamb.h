@@ -1,5 +1,5 @@
 #pragma once
-// 1-bit LAMB ([1BL] Alg. 1 and appendix A.5, SPEC §3).
+// 1-bit LAMB ([1BL] Alg. 1 and appendix A.5; docs/algorithms.md).
 //  - Warmup (t <= T_w = freeze_step): LAMB on allreduce_mean(g) (no bias
 //    correction); per tensor c_avg = b3*c_avg + (1-b3)*c_t (c_avg starts at 0).
 //  - After step T_w: v_frozen = v, v_fresh = v; c_avg stops; per tensor

@@ -1,6 +1,6 @@
 #pragma once
 // Optimizer: a data-parallel optimizer written once against Communicator
-// (SPEC §3). Each rank owns one instance and calls step() with the same
+// (docs/algorithms.md). Each rank owns one instance and calls step() with the same
 // communicator group, in the same order, with its own local gradient.
 //
 // Contract:
@@ -35,7 +35,7 @@ namespace compopt {
 enum class Stage { kFullPrecision, kWarmup, kCompression, kLocal };
 const char* stage_name(Stage stage);
 
-// SPEC §5 quantities after the latest step; absent ones are empty.
+// Measured quantities (docs/algorithms.md) after the latest step; absent ones are empty.
 struct OptimizerMetrics {
   int64_t step = 0;
   double lr = 0;                           // rate used by the latest step
@@ -46,7 +46,7 @@ struct OptimizerMetrics {
   std::vector<double> layer_ratios;        // 1-bit LAMB ratio r_t per tensor
 };
 
-// Knobs every optimizer shares (SPEC §3 "common knobs").
+// Knobs every optimizer shares (docs/algorithms.md "Optimizers").
 struct CommonOptions {
   std::shared_ptr<const LrSchedule> schedule;  // required
   double weight_decay = 0.0;                   // lambda, added to the update as lambda*x

@@ -1,5 +1,5 @@
 #pragma once
-// SGD (SPEC §3): g = allreduce_mean(g_i); x -= lr * (g + lambda*x).
+// SGD (docs/algorithms.md): g = allreduce_mean(g_i); x -= lr * (g + lambda*x).
 
 #include "core/optim/optimizer.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Automatic warmup length of 1-bit Adam ([1BA] §7.1, SPEC §3): T_w is the first
+// Automatic warmup length of 1-bit Adam ([1BA] §7.1; docs/algorithms.md): T_w is the first
 // step t past the LR warmup (t > lr_warmup_steps) with
 //   ||v_t||_1 / ||v_{t-Delta}||_1 >= threshold,   Delta = ceil(1/(1-beta2)),
 // where v_{t-Delta} was observed (t - Delta >= 1) and is non-zero. Callers feed

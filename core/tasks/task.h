@@ -1,5 +1,5 @@
 #pragma once
-// Task: a model plus data for data-parallel training (DESIGN "Core interfaces").
+// Task: a model plus data for data-parallel training (docs/architecture.md).
 // A Task is immutable and shared by all ranks of a process; each rank asks it
 // for a TaskWorker that owns that rank's scratch buffers.
 //

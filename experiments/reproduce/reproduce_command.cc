@@ -1,7 +1,7 @@
 // `compopt reproduce`, the main job: runs every study of the papers (quick
 // scale by default, --full for the papers' scale), writes their CSVs into one
 // run directory, draws the figures with analysis/plot_all.py and writes
-// report.md (our numbers, the published ones where reference data exists, and
+// report.md (our numbers, the published ones where experiments/published/ has them, and
 // the relative error). A study that fails is reported and the others still
 // run; the exit code is then 1. Bad options fail before any work (exit 2).
 
@@ -17,6 +17,7 @@
 #include "experiments/forked_jobs.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/run_directory.h"
+#include "net_models/published_tables.h"
 
 namespace compopt::cli {
 namespace {
@@ -80,10 +81,12 @@ std::string report(const Options& o, const RunDirectory& dir, const std::vector<
   std::string md = fmt::format(
       "# compopt reproduce — {} scale\n\n"
       "Run directory `{}`; {} studies in {:.0f} s. Published numbers come from "
-      "`/work/shared/reference/` (1-bit Adam Table 1; Birder Tables 1-2, single node), built into "
-      "net_models/calibration_rows.cc. Relative error = (ours - published) / published. Column "
-      "definitions of every CSV and the discussion of each disagreement: docs/reproduction.md.\n\n",
-      o.full ? "full" : "quick", dir.path().string(), outcomes.size(), total_seconds);
+      "`{}` (1-bit Adam, Tang et al., Table 1) and `{}` (Birder, Peng et al., Tables 1-2, single "
+      "node), embedded in this binary at build time. Relative error = (ours - published) / "
+      "published. Column definitions of every CSV and the discussion of each disagreement: "
+      "docs/reproduction.md.\n\n",
+      o.full ? "full" : "quick", dir.path().string(), outcomes.size(), total_seconds,
+      net::onebit_adam_profile_table().file, net::birder_single_node_table().file);
   if (!figure_problem.empty())
     md += fmt::format("**Figures were not drawn:** {}\n\n", figure_problem);
   md += "| study | status | seconds |\n|---|---|---:|\n";

@@ -4,7 +4,7 @@
 // its CSVs into its own folder of the run directory (the columns are listed in
 // docs/reproduction.md, and analysis/plot_<name>.py draws them) and returns its
 // section of report.md: what was run and a table of our numbers beside the
-// published ones where /work/shared/reference/ has them.
+// published ones where experiments/published/ has them.
 //
 // Studies that simulate run each SimGrid engine in a forked child
 // (forked_jobs.h); studies run one after another in the parent process.

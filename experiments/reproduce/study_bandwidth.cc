@@ -2,8 +2,8 @@
 // compressed optimizer over its baseline on 256 GPUs as the inter-node
 // bandwidth goes from 50 Mbit/s to 100 Gbit/s, everything else as the paper's
 // cluster. No paper gives these curves as numbers, so the report lists ours;
-// the end-to-end speedup follows SPEC §5 with the warmup fraction w = 0.15 the
-// convergence runs use.
+// the end-to-end speedup is 1/(w + (1-w)/s) (docs/algorithms.md) with the warmup fraction w = 0.15
+// the convergence runs use.
 
 #include <fmt/format.h>
 
@@ -59,7 +59,7 @@ std::string run_bandwidth_study(const StudyContext& context) {
       "Compression-stage speedup (baseline step time / compressed step time) on {} GPUs as the "
       "effective inter-node bandwidth (what collectives achieve, the preset's NIC rate x its "
       "calibrated efficiency) varies, each pair on its paper's cluster; in brackets the end-to-end "
-      "speedup 1/(w + (1-w)/s) for a warmup fraction w = {} (SPEC §5). Full curves "
+      "speedup 1/(w + (1-w)/s) for a warmup fraction w = {} (docs/algorithms.md). Full curves "
       "(0.05-100 Gbit/s) in bandwidth.csv and the figure.\n\n{}",
       kGpus, kWarmupFraction, table.str());
 }

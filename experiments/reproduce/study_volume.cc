@@ -1,4 +1,4 @@
-// Communication volume (SPEC §5, [1BA] §7.1, [1BL] §6): the end-to-end
+// Communication volume ([1BA] §7.1, [1BL] §6; docs/algorithms.md): the end-to-end
 // reduction of bytes sent per rank against an uncompressed run, measured on the
 // Fashion-MNIST runs (real traffic counters of the collectives) beside the
 // formula 1/(w + (1-w)/k) with w the run's fraction of uncompressed steps and
@@ -44,7 +44,8 @@ std::string run_volume_study(const StudyContext& context) {
   context.write_file("volume.csv", csv);
   return fmt::format(
       "Bytes sent per rank over a whole Fashion-MNIST run (MLP 784-256-256-10, 16 ranks), "
-      "relative to Adam's fp32 ring allreduce, against the SPEC §5 formula. Differences come "
+      "relative to Adam's fp32 ring allreduce, against the formula of docs/algorithms.md. "
+      "Differences come "
       "from the 4-byte scale every compressed chunk carries and the padding of chunks to whole "
       "bytes.\n\n{}",
       table.str());

@@ -39,9 +39,9 @@ for spec in range(19):
           + struct.pack(f"<{len(floats)}f", *floats))
 
 # fuzz_compressed_messages: [spec u8][count u16][chunk_len u64][out_len u16][messages]
-SPECS = [0, 1, 2, 3, 4, 5, 6]  # identity fp16 sign binary nbit:2 nbit:5 nbit:16
+COMPRESSOR_IDS = [0, 1, 2, 3, 4, 5, 6]  # identity fp16 sign binary nbit:2 nbit:5 nbit:16
 BITS = {4: 2, 5: 5, 6: 16}
-for spec in SPECS:
+for spec in COMPRESSOR_IDS:
     count, chunk = 4, 16
     if spec == 0:
         per = 4 * chunk

@@ -1,10 +1,10 @@
 #pragma once
-// The compressed allreduce of SPEC §2 (core/comm/collectives/compressed_allreduce.h) with the
-// CUDA kernels: worker encode with error feedback, server step and final decode run on the rank's
-// GPU; the all-to-all and all-gathers go through the communicator (device_exchange.h: NCCL takes
-// device buffers, every other backend gets pinned host copies: hybrid mode). For `sign` and
-// `binary`, results, error feedback and traffic counters are bit-identical to the CPU function
-// for the same inputs, RandomKey and group.
+// The compressed allreduce of [1BA] §6 (docs/algorithms.md;
+// core/comm/collectives/compressed_allreduce.h) with the CUDA kernels: worker encode with error
+// feedback, server step and final decode run on the rank's GPU; the all-to-all and all-gathers go
+// through the communicator (device_exchange.h: NCCL takes device buffers, every other backend gets
+// pinned host copies: hybrid mode). For `sign` and `binary`, results, error feedback and traffic
+// counters are bit-identical to the CPU function for the same inputs, RandomKey and group.
 //
 // The calling thread's current device must be gpu.device(). Collective: every rank of comm calls
 // with the same d, codec and key.seed/step.

@@ -1,5 +1,5 @@
 #pragma once
-// Hierarchical compressed allreduce of SPEC §2 ([BIR] §4, core/comm/collectives/
+// Hierarchical compressed allreduce of [BIR] §4 (docs/algorithms.md; core/comm/collectives/
 // hierarchical_allreduce.h) with the CUDA kernels: intra-node reduce-scatter (fp32 mean, through
 // the communicator), the caller's shard transform, the GPU compressed allreduce across nodes
 // (gpu_compressed_allreduce.h), intra-node all-gather of the compressed messages and the decode

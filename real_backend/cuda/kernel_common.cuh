@@ -97,8 +97,8 @@ __device__ __forceinline__ PhiloxCounter philox_block(const RandomKey& key, uint
   return philox4x32_10(ctr, k);
 }
 
-// Binary coin of SPEC §1 as core/compress/binary.cc computes it: 1 iff u < clamp((y+1)/2, 0, 1);
-// NaN y gives 0.
+// Binary coin of docs/algorithms.md as core/compress/binary.cc computes it: 1 iff u <
+// clamp((y+1)/2, 0, 1); NaN y gives 0.
 __device__ __forceinline__ uint32_t binary_coin(float y, float u) {
   float p = __fmul_rn(__fadd_rn(y, 1.0f), 0.5f);
   p = p < 0.0f ? 0.0f : p;

@@ -1,7 +1,7 @@
 #pragma once
-// CUDA kernels of the 1-bit compressors (SPEC §1) and of the compressed allreduce's worker and
-// server steps (SPEC §2), bit-identical to the CPU compressors of core/compress for the same
-// inputs and RandomKey:
+// CUDA kernels of the 1-bit compressors (docs/algorithms.md) and of the compressed allreduce's
+// worker and server steps (docs/algorithms.md), bit-identical to the CPU compressors of
+// core/compress for the same inputs and RandomKey:
 //   sign   scale = float(sqrt(total / k)) with the canonical sum of squares: chunks of 65536
 //          elements, 8 double lanes per chunk (acc[i % 8] += double(y_i)^2 in index order),
 //          chunk sum ((a0+a1)+(a2+a3))+((a4+a5)+(a6+a7)), chunk sums added in order from 0.0;
@@ -56,9 +56,9 @@ void binary_encode(GpuContext& gpu, const float* x, size_t x_len, float* error, 
                    std::byte* payload, const RandomKey& key, uint32_t* nan_flag);
 void binary_decode(GpuContext& gpu, const std::byte* payload, size_t k, float* out);
 
-// Server step of rank `rank` of n (SPEC §2 phase 3) on a chunk of `chunk` elements (a multiple
-// of 8): received holds n payloads of payload_bytes(chunk) bytes (payload i from rank i), scales
-// the n worker scales (sign only; may be null for binary). Computes
+// Server step of rank `rank` of n (phase 3 of the compressed allreduce) on a chunk of `chunk`
+// elements (a multiple of 8): received holds n payloads of payload_bytes(chunk) bytes (payload i
+// from rank i), scales the n worker scales (sign only; may be null for binary). Computes
 //   z = ((0 + decode_0) + decode_1 + ... + decode_{n-1}) / n + server_error   (in fp32, rank order)
 // writes message = [scale][payload] of encode(z) (message_bytes(codec, chunk) bytes), and
 // server_error = z - decode(message). `key` is used as given (the caller sets stream and offset).

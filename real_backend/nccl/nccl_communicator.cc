@@ -105,7 +105,7 @@ void NcclCommunicator::wait(const char* op) {
 
 void NcclCommunicator::allreduce(std::span<float> data, ReduceOp op, WirePrecision precision) {
   if (precision == WirePrecision::kFp16) {
-    // The ring over the bootstrap transport on a host copy: exact SPEC semantics of fp16 wire
+    // The ring over the bootstrap transport on a host copy: exact semantics of the fp16 wire
     // values.
     if (!cuda::is_device_pointer(data.data())) {
       Communicator::allreduce(data, op, precision);

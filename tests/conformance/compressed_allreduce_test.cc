@@ -1,4 +1,4 @@
-// Compressed allreduce (SPEC §2) against the single-process reference, error
+// Compressed allreduce (docs/algorithms.md) against the single-process reference, error
 // feedback telescoping, and exact traffic counts, on every backend.
 
 #include "core/comm/collectives/compressed_allreduce.h"
@@ -112,7 +112,7 @@ TEST_P(CompressedConformance, TrafficMatchesSpecByteCounts) {
       EXPECT_EQ(comm.traffic().total(), tally[comm.rank()])
           << "all bytes labelled compressed_allreduce";
     });
-    // SPEC §2: (n-1) bit-chunks of D/n elements out in the all-to-all, (n-1) in the
+    // (n-1) bit-chunks of D/n elements out in the all-to-all, (n-1) in the
     // all-gather, plus 4-byte scales (n-1 worker, n-1 server) for sign.
     const uint64_t n = static_cast<uint64_t>(ranks());
     const uint64_t padded = (count() + 8 * n - 1) / (8 * n) * (8 * n);
@@ -126,7 +126,7 @@ TEST_P(CompressedConformance, TrafficMatchesSpecByteCounts) {
 }
 
 TEST_P(CompressedConformance, RingAllreduceTrafficIsTwiceNMinusOneOverN) {
-  // Use a multiple of n so the SPEC formula is exact per rank; the total over
+  // Use a multiple of n so the byte formula of docs/algorithms.md is exact per rank; the total over
   // ranks equals 2(n-1) S for any size.
   for (size_t d : {count(), count() * static_cast<size_t>(ranks())}) {
     PerRank<TrafficTally> tally(ranks());

@@ -1,6 +1,6 @@
 #pragma once
-// A plain single-process implementation of SPEC §2's compressed allreduce, written
-// from the SPEC text for the tests: it holds every rank's error feedback and runs
+// A plain single-process implementation of the compressed allreduce of docs/algorithms.md, written
+// from that text for the tests: it holds every rank's error feedback and runs
 // the phases rank by rank. Randomness follows the RandomKey contract of
 // compressed_allreduce.h (worker: stream 0, offset base; server j: stream 1,
 // offset base + j * chunk).

@@ -1,4 +1,4 @@
-// Hierarchical compressed allreduce (SPEC §2, [BIR] §4) on every backend: exact
+// Hierarchical compressed allreduce ([BIR] §4, docs/algorithms.md) on every backend: exact
 // results against the flat reference applied per shard, the shard transform,
 // and inter-node bytes against the flat scheme.
 

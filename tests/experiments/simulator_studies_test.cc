@@ -78,7 +78,7 @@ TEST_F(SimulatorStudies, ProfileHasEveryPublishedRowWithinTheCalibrationTarget) 
     EXPECT_LT(std::abs(ours - paper) / paper, 0.25) << "row " << r;  // docs/calibration.md target
     EXPECT_LT(std::abs(t.number(r, "allreduce_pct") - t.number(r, "published_allreduce_pct")), 8.0);
   }
-  EXPECT_EQ(adam_rows, 13);  // reference/onebit_adam_profile.csv
+  EXPECT_EQ(adam_rows, 13);  // experiments/published/onebit_adam_profile.csv
 }
 
 TEST_F(SimulatorStudies, HierarchicalSavesTheExactByteRatioOfTheCollectives) {

@@ -1,5 +1,5 @@
 #pragma once
-// The 3-phase compressed allreduce of SPEC §2 ([1BA] §6), with worker and server
+// The 3-phase compressed allreduce of [1BA] §6 (docs/algorithms.md), with worker and server
 // error feedback, for any Compressor (sign for 1-bit Adam/LAMB, binary for Birder).
 //
 //  1. worker: y = pad(x) + e_w; encode all of y with one scale; e_w = y - decode.

@@ -1,5 +1,5 @@
 #pragma once
-// Hierarchical compressed allreduce of SPEC §2 ([BIR] §4) for N nodes x m ranks
+// Hierarchical compressed allreduce of [BIR] §4 (docs/algorithms.md) for N nodes x m ranks
 // per node:
 //  1. intra-node reduce-scatter (fp32, mean): local rank r owns shard r (length D/m);
 //  2. the caller's ShardTransform runs on the shard (Birder updates its state and

@@ -1,5 +1,5 @@
 #pragma once
-// Ring allreduce (reduce-scatter then allgather around the ring, SPEC §2).
+// Ring allreduce (reduce-scatter then allgather around the ring; docs/algorithms.md).
 // Each rank sends 2(n-1)/n * S bytes for a message of S bytes (exactly, when n
 // divides the element count). Block b is reduced in the fixed order
 // b+1, b+2, ..., b (mod n), so every rank ends bit-identical.

@@ -1,6 +1,6 @@
-// Cross-cutting invariants of SPEC §3: bit-identical ranks, 1-bit Adam /
-// naive 1-bit Adam limits with the identity compressor, unbiased binary
-// quantizer, 1-bit LAMB ratio clips, the automatic freeze detector.
+// Cross-cutting invariants of the optimizers (docs/algorithms.md): bit-identical ranks, 1-bit Adam
+// / naive 1-bit Adam limits with the identity compressor, unbiased binary quantizer, 1-bit LAMB
+// ratio clips, the automatic freeze detector.
 
 #include <gtest/gtest.h>
 

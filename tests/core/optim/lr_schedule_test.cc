@@ -1,4 +1,4 @@
-// SPEC §4 schedules at hand-computed points.
+// Learning-rate schedules (docs/algorithms.md) at hand-computed points.
 
 #include "core/optim/lr_schedule.h"
 

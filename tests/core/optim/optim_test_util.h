@@ -1,8 +1,8 @@
 #pragma once
 // Helpers for the optimizer tests: deterministic per-rank gradients, a driver
 // that runs an optimizer on n local ranks and records every rank's parameters
-// after every step, and scalar references of SPEC §2 collectives (written from
-// the SPEC, independent of core/comm/).
+// after every step, and scalar references of the collectives (written from
+// docs/algorithms.md, independent of core/comm/).
 
 #include <cmath>
 #include <cstddef>
@@ -80,7 +80,7 @@ inline History run_optimizer(const RunConfig& cfg) {
   return hist;
 }
 
-// ---- scalar references written from SPEC ----
+// ---- scalar references written from docs/algorithms.md ----
 
 inline Vec mean_over(const std::vector<Vec>& per_rank) {
   Vec out(per_rank[0].size());
@@ -92,7 +92,7 @@ inline Vec mean_over(const std::vector<Vec>& per_rank) {
   return out;
 }
 
-// SPEC §1 sign: s = ||y||/sqrt(k), decode = s * (y >= 0 ? 1 : -1).
+// sign compressor: s = ||y||/sqrt(k), decode = s * (y >= 0 ? 1 : -1).
 inline Vec ref_sign_round_trip(const Vec& y) {
   double sq = 0;
   for (float v : y) sq += static_cast<double>(v) * v;
@@ -102,7 +102,7 @@ inline Vec ref_sign_round_trip(const Vec& y) {
   return out;
 }
 
-// SPEC §2 3-phase compressed allreduce of n ranks' vectors with the sign
+// 3-phase compressed allreduce of n ranks' vectors with the sign
 // compressor and worker/server EF; `identity` skips compression.
 struct RefCompressedAllreduce {
   int n = 1;

@@ -1,6 +1,6 @@
-// Every optimizer against a scalar reference written from the SPEC §3 formulas,
+// Every optimizer against a scalar reference written from the formulas of docs/algorithms.md,
 // on 1, 2 and 4 ranks. All ranks of a run simulate in one thread here; the
-// compressed ones use RefCompressedAllreduce (SPEC §2 with sign, or identity).
+// compressed ones use RefCompressedAllreduce (with sign, or identity).
 
 #include <gtest/gtest.h>
 

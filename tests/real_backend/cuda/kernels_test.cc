@@ -377,7 +377,7 @@ TEST(CodecTest, NamesAndMessageSizes) {
   EXPECT_EQ(codec_for("binary"), Codec::kBinary);
   EXPECT_FALSE(codec_for("nbit:4").has_value());
   EXPECT_FALSE(codec_for(*make_compressor("identity")).has_value());
-  // Same sizes as the CPU compressors' wire_bytes (SPEC §1).
+  // Same sizes as the CPU compressors' wire_bytes (docs/algorithms.md).
   for (size_t k : {size_t{0}, size_t{1}, size_t{8}, size_t{1003}}) {
     EXPECT_EQ(message_bytes(Codec::kSign, k), make_compressor("sign")->wire_bytes(k));
     EXPECT_EQ(message_bytes(Codec::kBinary, k), make_compressor("binary")->wire_bytes(k));
