@@ -54,7 +54,8 @@ C=(collectives --out "$OUT")
 expect "collectives ranks 0" "--ranks 0" "${C[@]}" --ranks 0
 expect "collectives ranks too many" "--ranks 5000" "${C[@]}" --ranks 5000
 expect "collectives ranks not a number" "--ranks = eight" "${C[@]}" --ranks eight
-expect "collectives ranks-per-node" "--ranks-per-node 3" "${C[@]}" --ranks 8 --ranks-per-node 3
+expect "collectives gpus-per-node" "--gpus-per-node 3" "${C[@]}" --ranks 8 --gpus-per-node 3
+expect "collectives ranks-per-node alias" "--gpus-per-node 3" "${C[@]}" --ranks 8 --ranks-per-node 3
 expect "collectives elements 0" "--elements 0" "${C[@]}" --elements 0
 expect "collectives elements huge" "--elements 1000000000000" "${C[@]}" --elements 1000000000000
 expect "collectives elements x ranks" "--elements 268435456 x --ranks 8" "${C[@]}" --elements 268435456
