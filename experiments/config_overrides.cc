@@ -80,7 +80,8 @@ ConfigOverride::ConfigOverride(const std::string& text, std::string_view example
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
-  holder_ = parse_value(trim(text.substr(eq + 1)));
+  value_text_ = trim(text.substr(eq + 1));
+  holder_ = parse_value(value_text_);
 }
 
 std::string ConfigOverride::key() const {

@@ -26,6 +26,7 @@ class ConfigOverride {
   const std::vector<std::string>& path() const { return path_; }  // canonical key names
   std::string key() const;                                        // path joined by '.'
   const toml::node& value() const { return *holder_.get("value"); }
+  const std::string& value_text() const { return value_text_; }  // after '=', trimmed
 
   // Writes the value into `root`, creating the tables on the path. Throws InvalidArgument
   // when a name on the path already holds a value.
@@ -34,6 +35,7 @@ class ConfigOverride {
  private:
   std::string text_;
   std::vector<std::string> path_;
+  std::string value_text_;
   toml::table holder_;  // {value = <the parsed value>}
 };
 

@@ -73,7 +73,10 @@ std::pair<std::string, std::string> parse_override(const std::string& text) {
         fmt::format("--set '{}': unknown table '{}' in key '{}', expected one of {}", text,
                     o.path()[0], key, join(kTables)));
   }
-  return {key, scalar_text(o.value(), key)};
+  // Numbers and booleans keep their text as given (1e-3 stays 1e-3, as in run.json and
+  // checkpoints of earlier runs); strings lose their quotes, arrays become "a,b".
+  const toml::node& v = o.value();
+  return {key, v.is_string() || v.is_array() ? scalar_text(v, key) : o.value_text()};
 }
 
 // "P%" of the total steps for step-count keys; other values unchanged.

@@ -29,6 +29,8 @@ TEST(ConfigOverride, DottedKeyIsSplitAndTrimmed) {
   EXPECT_EQ(o.key(), "cluster.preset");
   EXPECT_EQ(o.text(), " cluster.preset = ethernet-v100-4 ");
   EXPECT_EQ(o.value().value<std::string>(), "ethernet-v100-4");
+  EXPECT_EQ(o.value_text(), "ethernet-v100-4");
+  EXPECT_EQ(ConfigOverride("o.lr = 1e-3 ", "").value_text(), "1e-3");
 }
 
 TEST(ConfigOverride, ValuesAreReadAsToml) {
