@@ -162,7 +162,7 @@ void run(const Options& o) {
     throw InvalidArgument(fmt::format("--ranks {}: expected 1..{}", o.ranks, kMaxRanks));
   if (o.ranks_per_node < 0 || (o.ranks_per_node > 0 && o.ranks % o.ranks_per_node != 0)) {
     throw InvalidArgument(
-        fmt::format("--ranks-per-node {}: expected 0 (one node) or a divisor of --ranks {}",
+        fmt::format("--gpus-per-node {}: expected 0 (one node) or a divisor of --ranks {}",
                     o.ranks_per_node, o.ranks));
   }
   if (o.elements < 1 || o.elements > kMaxElements)
@@ -219,8 +219,8 @@ void register_collectives_command(CLI::App& app) {
       "Run every allreduce variant (fp32/fp16 ring, 1-bit sign, Birder binary, hierarchical) "
       "on local ranks and report bytes, inter-node bytes, accuracy and time");
   cmd->add_option("--ranks", options->ranks, "number of ranks (threads)")->capture_default_str();
-  cmd->add_option("--ranks-per-node", options->ranks_per_node,
-                  "ranks per node (0 = all on one node)")
+  cmd->add_option("--gpus-per-node,--ranks-per-node", options->ranks_per_node,
+                  "ranks (GPUs) per node (0 = all on one node); --ranks-per-node is an alias")
       ->capture_default_str();
   cmd->add_option("--elements", options->elements, "elements per vector")->capture_default_str();
   cmd->add_option("--steps", options->steps,

@@ -14,5 +14,6 @@ void register_train_command(CLI::App& app);
 void register_profile_command(CLI::App& app);
 void register_sweep_command(CLI::App& app);
 void register_reproduce_command(CLI::App& app);
+void register_list_command(CLI::App& app);  // hidden: registries as text or docs tables
 
 }  // namespace compopt::cli

@@ -1,4 +1,5 @@
 // compopt: simulator and research testbed for communication-compressed optimizers.
+// `compopt` alone prints the help; `compopt --version` the version and git commit.
 
 #include <fmt/core.h>
 
@@ -8,11 +9,13 @@
 
 #include "core/util/error.h"
 #include "experiments/commands.h"
+#include "experiments/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
       "compopt: simulator and testbed for communication-compressed distributed optimizers"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", compopt::cli::version_line(), "print the version and exit");
   compopt::cli::register_collectives_command(app);
   compopt::cli::register_comm_bench_command(app);
   compopt::cli::register_launch_command(app);
@@ -20,11 +23,10 @@ int main(int argc, char** argv) {
   compopt::cli::register_profile_command(app);
   compopt::cli::register_sweep_command(app);
   compopt::cli::register_reproduce_command(app);
+  compopt::cli::register_list_command(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "compopt: error: {}\nRun with --help for the accepted options.\n", e.what());
@@ -36,5 +38,6 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "compopt: failed: {}\n", e.what());
     return 1;
   }
+  if (app.get_subcommands().empty()) fmt::print("{}", app.help());
   return 0;
 }

@@ -75,7 +75,8 @@ def main():
         std = f"{statistics.stdev(acc):.2f}" if len(acc) > 1 else "n/a"
         run = runs[0]["run"]
         d, n = runs[0]["parameters"], run["ranks"]
-        nodes = n // run["ranks_per_node"] if run["ranks_per_node"] else 1
+        per_node = run.get("gpus_per_node", run.get("ranks_per_node"))  # older runs: ranks_per_node
+        nodes = n // per_node if per_node else 1
         baseline = 2 * (n - 1) / n * 4 * d
         comp, other = runs[0]["stages"][True], runs[0]["stages"][False]
         name = run["optimizer"]

@@ -5,6 +5,7 @@
 // predicted against published figures (docs/calibration.md).
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <sstream>
@@ -12,7 +13,10 @@
 #include "core/util/error.h"
 #include "experiments/commands.h"
 #include "experiments/run_directory.h"
+#include "experiments/sweep_config.h"
 #include "net_models/calibration_rows.h"
+#include "net_models/cluster_presets.h"
+#include "net_models/workload.h"
 #include "sim/scenario.h"
 
 namespace compopt::cli {
@@ -20,6 +24,7 @@ namespace {
 
 struct Options {
   sim::Scenario scenario;
+  std::vector<std::string> sets;
   bool calibration = false;
   std::string out;
 };
@@ -110,15 +115,20 @@ void register_profile_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "profile", "Simulate one training step (SimGrid, scaled proxy) and print its time breakdown");
-  cmd->add_option("--workload", o->scenario.workload, "workload preset")->capture_default_str();
-  cmd->add_option("--cluster", o->scenario.cluster, "cluster preset")->capture_default_str();
+  cmd->add_option("--workload", o->scenario.workload,
+                  "workload preset: " + net::workload_registry().expected())
+      ->capture_default_str();
+  cmd->add_option("--cluster", o->scenario.cluster,
+                  "cluster preset: " + net::cluster_registry().expected())
+      ->capture_default_str();
   cmd->add_option("--platform", o->scenario.platform_file,
                   "SimGrid platform XML replacing the preset's");
-  cmd->add_option(
-         "--optimizer", o->scenario.optimizer,
-         "adam, sgdm, lamb, bertadam, onebit-adam, onebit-lamb, birder, birder-hierarchical")
+  cmd->add_option("--optimizer", o->scenario.optimizer,
+                  fmt::format("{}", fmt::join(sim::step_optimizer_names(), ", ")))
       ->capture_default_str();
   cmd->add_option("--gpus", o->scenario.gpus, "GPUs (0 = the preset's)")->capture_default_str();
+  cmd->add_option("--gpus-per-node,--ranks-per-node", o->scenario.gpus_per_node,
+                  "GPUs per node (0 = the preset's; --ranks-per-node is an alias)");
   cmd->add_option("--inter-node-gbps", o->scenario.inter_node_gbps,
                   "NIC bandwidth (0 = the preset's)");
   cmd->add_option("--topology", o->scenario.topology,
@@ -130,10 +140,19 @@ void register_profile_command(CLI::App& app) {
   cmd->add_flag("--overlap", o->scenario.overlap,
                 "overlap the allreduce with backward in buckets (DDP-style)");
   cmd->add_option("--buckets", o->scenario.buckets, "buckets with --overlap (0 = 25 MB buckets)");
+  cmd->add_option("--set", o->sets,
+                  "key=value of a sweep config for one scenario, after the flags (repeatable), "
+                  "e.g. --set workload.name=bert-large --set cluster.gpus_per_node=8");
   cmd->add_flag("--calibration", o->calibration,
                 "run the 13 rows of 1-bit Adam's Table 1 and compare");
   cmd->add_option("--out", o->out, "run directory (default runs/profile-<time>)");
-  cmd->callback([o] { o->calibration ? run_calibration(*o) : run_profile(*o); });
+  cmd->footer("Workload presets:\n" + net::workload_registry().help_lines() + "Cluster presets:\n" +
+              net::cluster_registry().help_lines() +
+              "--set keys: those of a sweep config (docs/simulator.md), one value each.");
+  cmd->callback([o] {
+    o->scenario = apply_scenario_sets(o->scenario, o->sets);
+    o->calibration ? run_calibration(*o) : run_profile(*o);
+  });
 }
 
 }  // namespace compopt::cli

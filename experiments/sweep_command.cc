@@ -5,6 +5,7 @@
 // fails before any work with exit code 2 and leaves earlier results untouched.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,6 +15,8 @@
 #include "experiments/forked_jobs.h"
 #include "experiments/run_directory.h"
 #include "experiments/sweep_config.h"
+#include "net_models/cluster_presets.h"
+#include "net_models/workload.h"
 #include "sim/scenario.h"
 
 namespace compopt::cli {
@@ -101,6 +104,11 @@ void register_sweep_command(CLI::App& app) {
   cmd->add_option("--set", o->sets, "override a config key, e.g. --set sweep.gpus=[8,16]");
   cmd->add_option("--jobs", o->jobs, "parallel scenarios (0 = all cores)")->capture_default_str();
   cmd->add_option("--out", o->out, "run directory (default runs/sweep-<time>)");
+  cmd->footer(fmt::format(
+      "Workload presets (workload.name):\n{}Cluster presets (cluster.preset):\n{}Optimizers "
+      "(sweep.optimizers): {}",
+      net::workload_registry().help_lines(), net::cluster_registry().help_lines(),
+      fmt::join(sim::step_optimizer_names(), ", ")));
   cmd->callback([o] { run(*o); });
 }
 

@@ -11,13 +11,16 @@
 #include <sstream>
 
 #include "core/util/error.h"
+#include "experiments/config_overrides.h"
 
 namespace compopt::cli {
 namespace {
 
+constexpr const char* kSetExample = "sweep.gpus=[8,16]";
+
 const std::map<std::string, std::set<std::string>> kKeys = {
     {"workload", {"name"}},
-    {"cluster", {"preset", "platform"}},
+    {"cluster", {"preset", "platform", "gpus_per_node"}},
     {"sweep",
      {"optimizers", "gpus", "inter_node_gbps", "batch_per_gpu", "grad_accum", "topology", "overlap",
       "buckets"}},
@@ -33,39 +36,6 @@ std::string join(const std::set<std::string>& items) {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
   return out;
-}
-
-// Applies "a.b.c=value" to the table; value is read as TOML, or as a string.
-void apply_set(toml::table& root, const std::string& assignment) {
-  const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw InvalidArgument(
-        fmt::format("--set '{}': expected key=value, e.g. sweep.gpus=[8,16]", assignment));
-  }
-  const std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  toml::table* table = &root;
-  std::string::size_type start = 0, dot;
-  while ((dot = key.find('.', start)) != std::string::npos) {
-    const std::string part = key.substr(start, dot - start);
-    if (!table->contains(part)) table->insert(part, toml::table{});
-    table = (*table)[part].as_table();
-    if (table == nullptr)
-      throw InvalidArgument(fmt::format("--set '{}': '{}' is not a table", assignment, part));
-    start = dot + 1;
-  }
-  const std::string leaf = key.substr(start);
-  toml::table parsed;
-  try {
-    parsed = toml::parse("v = " + text);
-  } catch (const toml::parse_error&) {
-    table->insert_or_assign(leaf, text);
-    return;
-  }
-  if (const toml::node* v = parsed.get("v")) {
-    table->insert_or_assign(leaf, *v);
-  } else {
-    table->insert_or_assign(leaf, text);
-  }
 }
 
 // Unknown tables and keys are errors, not silently ignored.
@@ -132,23 +102,35 @@ std::vector<T> axis(const toml::table& root, const char* key, std::vector<T> fal
   return values;
 }
 
-std::vector<sim::Scenario> scenarios_of(const toml::table& root) {
-  sim::Scenario base;
+// An integer key in 0..INT_MAX.
+int count_key(const toml::table& root, const std::string& path, int fallback) {
+  const int64_t value = scalar(root, path, int64_t{fallback}, "an integer");
+  if (value < 0 || value > INT_MAX) {
+    throw InvalidArgument(fmt::format("{} = {}, expected 0..{}", path, value, INT_MAX));
+  }
+  return static_cast<int>(value);
+}
+
+// The keys outside the axes, over `base`.
+sim::Scenario base_of(const toml::table& root, sim::Scenario base) {
   base.workload = scalar(root, "workload.name", base.workload, "a string");
   base.cluster = scalar(root, "cluster.preset", base.cluster, "a string");
-  base.platform_file = scalar(root, "cluster.platform", std::string(), "a string");
-  base.overlap = scalar(root, "sweep.overlap", false, "true or false");
-  const int64_t buckets = scalar(root, "sweep.buckets", int64_t{0}, "an integer");
-  if (buckets < 0 || buckets > INT_MAX) {
-    throw InvalidArgument(fmt::format("sweep.buckets = {}, expected 0..{}", buckets, INT_MAX));
-  }
-  base.buckets = static_cast<int>(buckets);
-  const auto optimizers = axis<std::string>(root, "optimizers", {"adam"});
-  const auto gpus = axis<int64_t>(root, "gpus", {0});
-  const auto gbps = axis<double>(root, "inter_node_gbps", {0.0});
-  const auto batches = axis<int64_t>(root, "batch_per_gpu", {0});
-  const auto accums = axis<int64_t>(root, "grad_accum", {1});
-  const auto topologies = axis<std::string>(root, "topology", {""});
+  base.platform_file = scalar(root, "cluster.platform", base.platform_file, "a string");
+  base.gpus_per_node = count_key(root, "cluster.gpus_per_node", base.gpus_per_node);
+  base.overlap = scalar(root, "sweep.overlap", base.overlap, "true or false");
+  base.buckets = count_key(root, "sweep.buckets", base.buckets);
+  return base;
+}
+
+// The grid of the axes; an axis not given takes `defaults`' value.
+std::vector<sim::Scenario> scenarios_of(const toml::table& root, const sim::Scenario& defaults) {
+  const sim::Scenario base = base_of(root, defaults);
+  const auto optimizers = axis<std::string>(root, "optimizers", {base.optimizer});
+  const auto gpus = axis<int64_t>(root, "gpus", {base.gpus});
+  const auto gbps = axis<double>(root, "inter_node_gbps", {base.inter_node_gbps});
+  const auto batches = axis<int64_t>(root, "batch_per_gpu", {base.batch_per_gpu});
+  const auto accums = axis<int64_t>(root, "grad_accum", {base.grad_accum});
+  const auto topologies = axis<std::string>(root, "topology", {base.topology});
   size_t count = 1;
   for (const size_t n : {optimizers.size(), gpus.size(), gbps.size(), batches.size(), accums.size(),
                          topologies.size()}) {
@@ -191,10 +173,11 @@ SweepConfig parse_sweep_config(std::string_view text, const std::string& source,
     throw InvalidArgument(fmt::format("sweep config '{}': {} (line {})", source, e.description(),
                                       e.source().begin.line));
   }
-  for (const std::string& s : sets) apply_set(root, s);
+  canonicalize_keys(root, fmt::format("sweep config '{}'", source));
+  for (const std::string& s : sets) ConfigOverride(s, kSetExample).apply_to(root);
   check_keys(root, source);
   SweepConfig config;
-  config.scenarios = scenarios_of(root);
+  config.scenarios = scenarios_of(root, sim::Scenario{});
   for (const sim::Scenario& s : config.scenarios) sim::resolve_scenario(s);
   std::ostringstream resolved;
   resolved << toml::json_formatter(root);
@@ -206,6 +189,19 @@ SweepConfig parse_sweep_config(std::string_view text, const std::string& source,
                     source));
   }
   return config;
+}
+
+sim::Scenario apply_scenario_sets(const sim::Scenario& base, const std::vector<std::string>& sets) {
+  toml::table root;
+  for (const std::string& s : sets) ConfigOverride(s, "cluster.gpus_per_node=8").apply_to(root);
+  check_keys(root, "--set");
+  const std::vector<sim::Scenario> scenarios = scenarios_of(root, base);
+  if (scenarios.size() != 1) {
+    throw InvalidArgument(
+        fmt::format("--set: the values give {} scenarios, expected one (compopt sweep runs a grid)",
+                    scenarios.size()));
+  }
+  return scenarios.front();
 }
 
 SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& sets) {

@@ -1,12 +1,13 @@
 #pragma once
 // Configuration of `compopt sweep`: a TOML text (tables [workload], [cluster], [sweep]) plus
-// `--set a.b=value` overrides, parsed into the grid of scenarios it describes. Every problem
-// (unparsable TOML, unknown table or key, a value of the wrong type or range, an empty axis, a
-// grid too large, a scenario that does not resolve) throws InvalidArgument naming the key,
-// before any simulation work.
+// `--set a.b=value` overrides (config_overrides.h), parsed into the grid of scenarios it describes.
+// Every problem (unparsable TOML, unknown table or key, a value of the wrong type or range, an
+// empty axis, a grid too large, a scenario that does not resolve) throws InvalidArgument naming the
+// key, before any simulation work.
 //
 //   [workload] name            workload preset
-//   [cluster]  preset          cluster preset; platform: a SimGrid platform XML instead
+//   [cluster]  preset          cluster preset; platform: a SimGrid platform XML instead;
+//              gpus_per_node   GPUs per node (0 = the preset's; alias ranks_per_node)
 //   [sweep]    optimizers, gpus, inter_node_gbps, batch_per_gpu, grad_accum, topology: one value
 //              or an array (the grid is their product); overlap (bool), buckets (integer >= 0)
 
@@ -30,6 +31,11 @@ struct SweepConfig {
 // `source` names the text in messages (the file).
 SweepConfig parse_sweep_config(std::string_view text, const std::string& source,
                                const std::vector<std::string>& sets);
+// One scenario (compopt profile): `base` with the --set keys of a sweep config applied (an
+// axis given one value). Throws InvalidArgument for a bad --set, an unknown key, a value of
+// the wrong type, or values that give more than one scenario (sim::resolve_scenario checks
+// the rest).
+sim::Scenario apply_scenario_sets(const sim::Scenario& base, const std::vector<std::string>& sets);
 // Reads the file, then parse_sweep_config. A missing file is InvalidArgument too.
 SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& sets);
 

@@ -9,6 +9,7 @@
 // touched.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <optional>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "experiments/train_config.h"
 #include "experiments/train_progress.h"
 #include "experiments/train_resume.h"
+#include "net_models/cluster_presets.h"
 #include "sim/sim_world.h"
 
 namespace compopt::cli {
@@ -116,7 +118,7 @@ void run(const Options& o) {
     fmt::print(
         "compopt train: {}\n  optimizer {} | {} ranks ({} per node) x batch {} = {} | {} steps "
         "({} per epoch) | backend {} | seed {}\n  run directory {}\n",
-        c.task->describe(), c.optimizer, c.ranks, c.ranks_per_node > 0 ? c.ranks_per_node : c.ranks,
+        c.task->describe(), c.optimizer, c.ranks, c.gpus_per_node > 0 ? c.gpus_per_node : c.ranks,
         c.batch_per_rank, c.batch_per_rank * static_cast<size_t>(c.ranks), c.steps,
         c.steps_per_epoch, c.backend, c.seed, dir.path().string());
     if (plan) {
@@ -151,7 +153,7 @@ void run(const Options& o) {
                 },
                 *c.task, factory, options, hooks, checkpoints)
           : train_local(*c.task, factory, options,
-                        {.ranks = c.ranks, .ranks_per_node = c.ranks_per_node}, hooks, checkpoints);
+                        {.ranks = c.ranks, .ranks_per_node = c.gpus_per_node}, hooks, checkpoints);
   progress.finish();
 
   dir.write_file("metrics.csv", metrics_csv(result.records));
@@ -183,7 +185,8 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("config", options->config,
                   "TOML config file (examples in experiments/configs/); not with --resume");
   cmd->add_option("--set", options->overrides,
-                  "override a config key: table.key=value (repeatable)")
+                  "override a config key: table.key=value (repeatable), e.g. run.steps=100, "
+                  "task.hidden=[256,256], optimizer.freeze_step=10%")
       ->take_all();
   cmd->add_option("--out", options->out, "run directory (default runs/train-<time>)");
   cmd->add_option("--checkpoint-every", options->checkpoint_every,
@@ -196,6 +199,9 @@ void register_train_command(CLI::App& app) {
                   "continue the run in DIR from its latest checkpoint, in place (metrics.csv "
                   "keeps the full history); --set may change run.steps/run.epochs/run.eval_every");
   cmd->add_flag("--quiet", options->quiet, "no progress output");
+  cmd->footer(
+      fmt::format("Optimizers (optimizer.name): {}\nClusters (run.cluster, backend sim):\n{}",
+                  fmt::join(optimizer_names(), ", "), net::cluster_registry().help_lines()));
   cmd->callback([options] { run(*options); });
 }
 

@@ -16,6 +16,7 @@
 #include "core/tasks/task_factory.h"
 #include "core/train/shard_sampler.h"
 #include "core/util/error.h"
+#include "experiments/config_overrides.h"
 #include "net_models/cluster_presets.h"
 
 namespace compopt::cli {
@@ -59,34 +60,23 @@ std::string scalar_text(const toml::node& node, const std::string& key) {
                   key));
 }
 
-// Splits "table.key=value"; validates the table name.
+// "table.key" -> value text of one --set; validates the table name.
 std::pair<std::string, std::string> parse_override(const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos) {
-    throw InvalidArgument(fmt::format("--set '{}': expected table.key=value", text));
-  }
-  auto trim = [](std::string s) {
-    const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-  };
-  const std::string key = trim(text.substr(0, eq));
-  std::string value = trim(text.substr(eq + 1));
-  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
-      value.back() == value.front()) {
-    value = value.substr(1, value.size() - 2);
-  }
-  const auto dot = key.find('.');
-  if (dot == std::string::npos || dot == 0 || dot + 1 == key.size() ||
-      key.find('.', dot + 1) != std::string::npos) {
+  const ConfigOverride o(text, "run.steps=100");
+  const std::string key = o.key();
+  if (o.path().size() != 2) {
     throw InvalidArgument(fmt::format("--set '{}': key '{}' must be table.key (tables: {})", text,
                                       key, join(kTables)));
   }
-  if (!known_table(key.substr(0, dot))) {
+  if (!known_table(o.path()[0])) {
     throw InvalidArgument(
         fmt::format("--set '{}': unknown table '{}' in key '{}', expected one of {}", text,
-                    key.substr(0, dot), key, join(kTables)));
+                    o.path()[0], key, join(kTables)));
   }
-  return {key, value};
+  // Numbers and booleans keep their text as given (1e-3 stays 1e-3, as in run.json and
+  // checkpoints of earlier runs); strings lose their quotes, arrays become "a,b".
+  const toml::node& v = o.value();
+  return {key, v.is_string() || v.is_array() ? scalar_text(v, key) : o.value_text()};
 }
 
 // "P%" of the total steps for step-count keys; other values unchanged.
@@ -168,6 +158,7 @@ std::map<std::string, std::string> parse_toml_flat(std::string_view text, const 
                                       e.source().begin.line, e.source().begin.column,
                                       e.description()));
   }
+  canonicalize_keys(root, fmt::format("config file '{}'", path));
   std::map<std::string, std::string> flat;
   for (const auto& [table_key, node] : root) {
     const std::string table(table_key.str());
@@ -222,16 +213,16 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
   }
   c.ranks = static_cast<int>(hp.integer("run.ranks", 1, 1));
   if (c.ranks > 4096) hp.fail(fmt::format("key 'run.ranks' = {}, expected at most 4096", c.ranks));
-  c.ranks_per_node = static_cast<int>(hp.integer("run.ranks_per_node", 0, 0));
-  if (c.ranks_per_node > 0 && c.ranks % c.ranks_per_node != 0) {
-    hp.fail(fmt::format("key 'run.ranks_per_node' = {} does not divide run.ranks = {}",
-                        c.ranks_per_node, c.ranks));
+  c.gpus_per_node = static_cast<int>(hp.integer("run.gpus_per_node", 0, 0));
+  if (c.gpus_per_node > 0 && c.ranks % c.gpus_per_node != 0) {
+    hp.fail(fmt::format("key 'run.gpus_per_node' = {} does not divide run.ranks = {}",
+                        c.gpus_per_node, c.ranks));
   }
   c.cluster = hp.text("run.cluster", "ethernet-v100-4");
   if (c.backend == "sim") {
     try {
       net::ClusterSpec spec = net::cluster_preset(c.cluster);
-      if (c.ranks_per_node > 0) spec.gpus_per_node = c.ranks_per_node;
+      if (c.gpus_per_node > 0) spec.gpus_per_node = c.gpus_per_node;
       c.cluster_spec = net::with_gpus(spec, c.ranks);
       c.cluster_spec.validate();
     } catch (const InvalidArgument& e) {
@@ -286,7 +277,7 @@ nlohmann::json TrainConfig::to_json() const {
            {{"backend", backend},
             {"cluster", backend == "sim" ? nlohmann::json(cluster) : nlohmann::json()},
             {"ranks", ranks},
-            {"ranks_per_node", ranks_per_node},
+            {"gpus_per_node", gpus_per_node},
             {"batch_per_rank", batch_per_rank},
             {"global_batch", batch_per_rank * static_cast<size_t>(ranks)},
             {"steps", steps},

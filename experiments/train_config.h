@@ -1,11 +1,10 @@
 #pragma once
 // Configuration of `compopt train`: a TOML file plus `--set key=value`
-// overrides, resolved and validated before any training work starts.
+// overrides (config_overrides.h), resolved and validated before any training work starts.
 //
 // Tables and keys (docs/training.md has the full list):
-//   [run]       backend (local | sim), cluster (sim: preset), ranks, ranks_per_node,
-//   batch_per_rank, epochs | steps,
-//               eval_every, seed
+//   [run]       backend (local | sim), cluster (sim: preset), ranks, gpus_per_node (alias
+//               ranks_per_node), batch_per_rank, epochs | steps, eval_every, seed
 //   [task]      name and the task's keys (core/tasks/task_factory.h)
 //   [optimizer] name and hyper-parameters passed through to make_optimizer
 //   [schedule]  type (-> optimizer key "schedule") and the schedule's keys
@@ -40,7 +39,7 @@ struct TrainConfig {
   std::string cluster;            // sim: preset name (run.cluster)
   net::ClusterSpec cluster_spec;  // sim: the preset resized to `ranks` GPUs
   int ranks = 1;
-  int ranks_per_node = 0;
+  int gpus_per_node = 0;  // ranks per node (every rank is a GPU); 0: one node
   size_t batch_per_rank = 32;
   int64_t steps = 0;  // resolved total steps
   int64_t steps_per_epoch = 0;

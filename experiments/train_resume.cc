@@ -43,7 +43,7 @@ std::map<std::string, std::string> run_identity(const TrainConfig& c) {
       {"run.backend", c.backend},
       {"run.cluster", c.backend == "sim" ? c.cluster : ""},
       {"run.ranks", std::to_string(c.ranks)},
-      {"run.ranks_per_node", std::to_string(c.ranks_per_node)},
+      {"run.ranks_per_node", std::to_string(c.gpus_per_node)},
       {"run.batch_per_rank", std::to_string(c.batch_per_rank)},
       {"run.seed", std::to_string(c.seed)},
       {"task", c.task->describe()},

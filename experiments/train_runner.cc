@@ -20,7 +20,7 @@ TrainResult run_training(const TrainConfig& c, const TrainHooks& hooks) {
     return train_with(launch, *c.task, factory, options, hooks);
   }
   return train_local(*c.task, factory, options,
-                     {.ranks = c.ranks, .ranks_per_node = c.ranks_per_node}, hooks);
+                     {.ranks = c.ranks, .ranks_per_node = c.gpus_per_node}, hooks);
 }
 
 }  // namespace compopt::cli

@@ -1,10 +1,5 @@
 #include "net_models/cluster_presets.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include "core/util/error.h"
-
 namespace compopt::net {
 
 namespace {
@@ -14,7 +9,7 @@ namespace {
 // 12 links x 25 GB/s per direction (2400 Gbit/s). Efficiencies and the IB uplink
 // are fitted in docs/calibration.md; latencies are typical figures (they change
 // the fitted rows by < 1%).
-std::vector<ClusterSpec> presets() {
+Registry<ClusterEntry> make_registry() {
   ClusterSpec ethernet_v100;
   ethernet_v100.name = "ethernet-v100-4";
   ethernet_v100.nodes = 16;
@@ -52,23 +47,25 @@ std::vector<ClusterSpec> presets() {
   ethernet_a100.inter_node_gbps = 10;
   ethernet_a100.inter_node_latency_s = 50e-6;
   ethernet_a100.inter_node_efficiency = 1.0;
-  return {ethernet_v100, infiniband_v100, ethernet_a100};
+  Registry<ClusterEntry> r("cluster preset");
+  r.add({{ethernet_v100.name, {}, "16 nodes x 4 V100 over PCIe, 40 Gbit/s Ethernet (1-bit Adam)"},
+         ethernet_v100});
+  r.add({{infiniband_v100.name, {}, "8 nodes x 8 V100 over NVLink, 100 Gbit/s InfiniBand fat tree"},
+         infiniband_v100});
+  r.add({{ethernet_a100.name, {}, "8 nodes x 8 A100 over NVLink, 10 Gbit/s Ethernet (Birder)"},
+         ethernet_a100});
+  return r;
 }
 
 }  // namespace
 
-ClusterSpec cluster_preset(std::string_view name) {
-  for (ClusterSpec& c : presets()) {
-    if (c.name == name) return c;
-  }
-  throw InvalidArgument(fmt::format("unknown cluster preset '{}', expected one of: {}", name,
-                                    fmt::join(cluster_preset_names(), ", ")));
+const Registry<ClusterEntry>& cluster_registry() {
+  static const Registry<ClusterEntry> registry = make_registry();
+  return registry;
 }
 
-std::vector<std::string> cluster_preset_names() {
-  std::vector<std::string> names;
-  for (const ClusterSpec& c : presets()) names.push_back(c.name);
-  return names;
-}
+ClusterSpec cluster_preset(std::string_view name) { return cluster_registry().get(name).spec; }
+
+std::vector<std::string> cluster_preset_names() { return cluster_registry().names(); }
 
 }  // namespace compopt::net

@@ -1,18 +1,30 @@
 #pragma once
 // Named clusters of the papers (experiments/published/clusters.csv), with nominal link
 // figures from public hardware specs and efficiencies calibrated against
-// experiments/published/onebit_adam_profile.csv (docs/calibration.md).
+// experiments/published/onebit_adam_profile.csv (docs/calibration.md). The presets form
+// one registry (name, aliases, one-line help, the spec itself as the defaults a scenario
+// starts from).
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/util/registry.h"
 #include "net_models/cluster_spec.h"
 
 namespace compopt::net {
 
-// Throws InvalidArgument naming the unknown preset and listing the known ones.
+struct ClusterEntry : RegistryEntry {
+  ClusterSpec spec;  // its `name` is the entry's canonical name
+};
+
+// The presets, in the order --help and docs/simulator.md list them.
+const Registry<ClusterEntry>& cluster_registry();
+
+// The preset of a name or alias. Throws InvalidArgument naming the unknown preset and
+// listing the known ones.
 ClusterSpec cluster_preset(std::string_view name);
+// Canonical names.
 std::vector<std::string> cluster_preset_names();
 
 }  // namespace compopt::net

@@ -4,12 +4,16 @@
 // forward / backward compute per micro-batch as fixed + per-sample time,
 // optimizer-step time, and compression + decompression cost per element.
 // Presets are derived only from experiments/published/ and public hardware
-// specs; the derivation is in docs/simulator.md ("Workload presets").
+// specs; the derivation is in docs/simulator.md ("Workload presets"). The presets form one
+// registry (name, aliases, one-line help, the profile itself as the defaults a scenario
+// starts from).
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/util/registry.h"
 
 namespace compopt::net {
 
@@ -33,8 +37,17 @@ struct WorkloadProfile {
   void validate() const;
 };
 
-// Throws InvalidArgument naming the unknown preset and listing the known ones.
+struct WorkloadEntry : RegistryEntry {
+  WorkloadProfile profile;  // its `name` is the entry's canonical name
+};
+
+// The presets, in the order --help and docs/simulator.md list them.
+const Registry<WorkloadEntry>& workload_registry();
+
+// The preset of a name or alias. Throws InvalidArgument naming the unknown preset and
+// listing the known ones.
 WorkloadProfile workload_preset(std::string_view name);
+// Canonical names.
 std::vector<std::string> workload_preset_names();
 
 }  // namespace compopt::net

@@ -41,21 +41,20 @@ struct Outcome {
   bool ok = false;
 };
 
+// The studies --only names (by name or alias), in registry order; all without --only.
 std::vector<const Study*> selected_studies(const Options& o) {
-  std::vector<const Study*> out;
-  std::set<std::string> names;
-  for (const Study& s : reproduce::all_studies()) names.insert(s.name);
+  const Registry<Study>& registry = reproduce::study_registry();
+  std::set<std::string> wanted;
   for (const std::string& name : o.only) {
-    if (!names.contains(name)) {
-      std::string known;
-      for (const Study& s : reproduce::all_studies()) known += (known.empty() ? "" : ", ") + s.name;
-      throw InvalidArgument(
-          fmt::format("--only '{}': unknown study, expected one of: {}", name, known));
+    try {
+      wanted.insert(registry.canonical(name));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(fmt::format("--only '{}': {}", name, e.what()));
     }
   }
-  for (const Study& s : reproduce::all_studies())
-    if (o.only.empty() || std::find(o.only.begin(), o.only.end(), s.name) != o.only.end())
-      out.push_back(&s);
+  std::vector<const Study*> out;
+  for (const Study& s : registry.entries())
+    if (o.only.empty() || wanted.contains(s.name)) out.push_back(&s);
   return out;
 }
 
@@ -91,14 +90,14 @@ std::string report(const Options& o, const RunDirectory& dir, const std::vector<
     md += fmt::format("**Figures were not drawn:** {}\n\n", figure_problem);
   md += "| study | status | seconds |\n|---|---|---:|\n";
   for (const Outcome& r : outcomes)
-    md += fmt::format("| [{}](#{}) | {} | {:.0f} |\n", r.study->title, r.study->name,
+    md += fmt::format("| [{}](#{}) | {} | {:.0f} |\n", r.study->help, r.study->name,
                       r.ok ? "ok" : "FAILED", r.seconds);
   for (const Outcome& r : outcomes) {
-    md += fmt::format("\n<a id=\"{}\"></a>\n## {}\n\n", r.study->name, r.study->title);
+    md += fmt::format("\n<a id=\"{}\"></a>\n## {}\n\n", r.study->name, r.study->help);
     md += r.ok ? r.section : fmt::format("**Failed:** {}\n", r.section);
     if (r.ok && figure_problem.empty() &&
         fs::exists(dir.path() / "figures" / (r.study->name + ".png")))
-      md += fmt::format("\n![{}](figures/{}.png)\n", r.study->title, r.study->name);
+      md += fmt::format("\n![{}](figures/{}.png)\n", r.study->help, r.study->name);
     md += fmt::format("\nCSV: `{}/`\n", r.study->name);
   }
   return md;
@@ -127,7 +126,7 @@ void run(const Options& o) {
   bool all_ok = true;
   for (size_t i = 0; i < studies.size(); ++i) {
     const Study& study = *studies[i];
-    fmt::print("[{}/{}] {} ...\n", i + 1, studies.size(), study.title);
+    fmt::print("[{}/{}] {} ...\n", i + 1, studies.size(), study.help);
     std::fflush(stdout);
     const auto t0 = std::chrono::steady_clock::now();
     Outcome outcome{&study, "", 0, false};
@@ -167,13 +166,16 @@ void register_reproduce_command(CLI::App& app) {
       "reproduce",
       "Run the papers' studies (quick by default), draw the figures and write report.md");
   cmd->add_flag("--full", o->full, "the papers' scale (slower) instead of the quick scale");
-  cmd->add_option("--only", o->only, "run only these studies (repeatable or comma-separated)")
+  cmd->add_option("--only", o->only,
+                  "run only these studies (repeatable or comma-separated): " +
+                      reproduce::study_registry().expected())
       ->delimiter(',');
   cmd->add_option("--out", o->out, "run directory (default runs/reproduce-<time>)");
   cmd->add_option("--jobs", o->jobs, "processes at once (0 = all cores)")->capture_default_str();
   cmd->add_flag("!--no-figures", o->figures, "skip the matplotlib figures");
   cmd->add_option("--analysis-dir", o->analysis_dir,
                   "folder of plot_all.py (default: the source tree's analysis/)");
+  cmd->footer("Studies (in the order they run):\n" + reproduce::study_registry().help_lines());
   cmd->callback([o] { run(*o); });
 }
 

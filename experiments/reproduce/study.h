@@ -4,7 +4,8 @@
 // its CSVs into its own folder of the run directory (the columns are listed in
 // docs/reproduction.md, and analysis/plot_<name>.py draws them) and returns its
 // section of report.md: what was run and a table of our numbers beside the
-// published ones where experiments/published/ has them.
+// published ones where experiments/published/ has them. The studies form one registry
+// (name, aliases, one-line help = report heading, the function that runs it).
 //
 // Studies that simulate run each SimGrid engine in a forked child
 // (forked_jobs.h); studies run one after another in the parent process.
@@ -13,6 +14,8 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "core/util/registry.h"
 
 namespace compopt::cli::reproduce {
 
@@ -25,14 +28,13 @@ struct StudyContext {
   void write_file(const std::string& name, const std::string& contents) const;
 };
 
-struct Study {
-  std::string name;   // folder, figure and CLI name: variance, convergence, ...
-  std::string title;  // report heading
+// name: folder, figure and CLI name (variance, convergence, ...); help: report heading.
+struct Study : RegistryEntry {
   std::function<std::string(const StudyContext&)> run;  // returns the report section body
 };
 
 // Every study, in the order reproduce runs them.
-const std::vector<Study>& all_studies();
+const Registry<Study>& study_registry();
 
 // The studies (one function each, in study_<name>.cc).
 std::string run_variance_study(const StudyContext& context);

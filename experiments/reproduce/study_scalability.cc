@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -48,14 +49,18 @@ const std::vector<Comparison>& comparisons() {
 std::optional<double> published_throughput(const std::string& workload,
                                            const std::string& optimizer, int gpus, int batch) {
   for (const net::ThroughputRow& row : net::birder_single_node_rows())
-    if (row.workload == workload && row.optimizer == optimizer && row.gpus == gpus &&
-        row.batch_per_gpu == batch)
+    if (row.workload == workload && same_step_optimizer(row.optimizer, optimizer) &&
+        row.gpus == gpus && row.batch_per_gpu == batch)
       return row.throughput_samples_s;
   return std::nullopt;
 }
 
+// The baselines whose published single-node throughputs calibrated the A100 compute.
+const std::vector<std::string> kCalibrationBaselines = {"sgdm", "bertadam"};
+
 bool fits_baseline_compute(const std::string& optimizer) {
-  return optimizer == "sgdm" || optimizer == "bertadam";
+  return std::any_of(kCalibrationBaselines.begin(), kCalibrationBaselines.end(),
+                     [&](const std::string& b) { return same_step_optimizer(b, optimizer); });
 }
 
 }  // namespace

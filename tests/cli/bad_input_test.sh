@@ -54,7 +54,8 @@ C=(collectives --out "$OUT")
 expect "collectives ranks 0" "--ranks 0" "${C[@]}" --ranks 0
 expect "collectives ranks too many" "--ranks 5000" "${C[@]}" --ranks 5000
 expect "collectives ranks not a number" "--ranks = eight" "${C[@]}" --ranks eight
-expect "collectives ranks-per-node" "--ranks-per-node 3" "${C[@]}" --ranks 8 --ranks-per-node 3
+expect "collectives gpus-per-node" "--gpus-per-node 3" "${C[@]}" --ranks 8 --gpus-per-node 3
+expect "collectives ranks-per-node alias" "--gpus-per-node 3" "${C[@]}" --ranks 8 --ranks-per-node 3
 expect "collectives elements 0" "--elements 0" "${C[@]}" --elements 0
 expect "collectives elements huge" "--elements 1000000000000" "${C[@]}" --elements 1000000000000
 expect "collectives elements x ranks" "--elements 268435456 x --ranks 8" "${C[@]}" --elements 268435456
@@ -128,6 +129,12 @@ expect "profile grad-accum" "grad_accum = 0" "${P[@]}" --grad-accum 0
 expect "profile buckets" "buckets = -1" "${P[@]}" --overlap --buckets -1
 expect "profile platform" "$WORK/none.xml" "${P[@]}" --platform "$WORK/none.xml"
 expect "profile out is a file" "--out $RES/afile" profile --out "$RES/afile"
+expect "profile set without =" "--set 'workload.name': expected key=value" "${P[@]}" --set workload.name
+expect "profile set workload" "gpt-5" "${P[@]}" --set workload.name=gpt-5
+expect "profile set unknown key" "cluster.nodes" "${P[@]}" --set cluster.nodes=4
+expect "profile set a grid" "give 2 scenarios, expected one" "${P[@]}" --set sweep.gpus=[8,16]
+expect "profile set gpus_per_node" "gpus_per_node = -2" "${P[@]}" --set cluster.gpus_per_node=-2
+expect "profile gpus-per-node flag" "gpus_per_node = -2" "${P[@]}" --gpus-per-node -2
 
 # --- sweep ---
 S=(sweep "$SRC/experiments/configs/sweep_bert_large.toml" --out "$OUT")

@@ -26,7 +26,7 @@ expect_error() {  # NAME EXPECTED_SUBSTRING ARGS...
   [ "$code" -eq 2 ] || fail "$name: exit code $code, expected 2 ($err)"
   [[ "$err" == *"$want"* ]] || fail "$name: message '$err' lacks '$want'"
 }
-expect_error "unknown study" "--only 'convergense': unknown study, expected one of: variance" \
+expect_error "unknown study" "--only 'convergense': unknown study 'convergense', expected one of variance" \
   --only convergense
 expect_error "negative jobs" "--jobs -1: expected >= 0" --jobs -1
 expect_error "unknown flag" "--fast" --fast

@@ -53,7 +53,9 @@ expect_error "bad number" "task.noise" "$WORK/quad.toml" --set task.noise=-1
 expect_error "bad optimizer value" "beta1" "$WORK/quad.toml" --set optimizer.beta1=1.5
 expect_error "bad percentage" "optimizer.freeze_step" "$WORK/quad.toml" --set optimizer.freeze_step=150%
 expect_error "unknown optimizer" "adamw" "$WORK/quad.toml" --set optimizer.name=adamw
-expect_error "ranks_per_node" "run.ranks_per_node" "$WORK/quad.toml" --set run.ranks_per_node=3
+expect_error "gpus_per_node" "key 'run.gpus_per_node' = 3" "$WORK/quad.toml" --set run.gpus_per_node=3
+expect_error "ranks_per_node alias" "key 'run.gpus_per_node' = 3" "$WORK/quad.toml" --set run.ranks_per_node=3
+expect_error "set without =" "--set 'run.steps': expected key=value" "$WORK/quad.toml" --set run.steps
 expect_error "batch too large" "run.batch_per_rank" "$WORK/quad.toml" --set run.batch_per_rank=1000000
 expect_error "unbuilt backend" "built backends for train: local, sim" "$WORK/quad.toml" --set run.backend=mpi
 expect_error "unknown cluster" "run.cluster" "$WORK/quad.toml" --set run.backend=sim --set run.cluster=nope

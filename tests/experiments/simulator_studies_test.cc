@@ -32,11 +32,8 @@ class SimulatorStudies : public ::testing::Test {
   CsvTable run(const std::string& study, const std::string& csv, std::string* section = nullptr) {
     StudyContext context{root_ / study, false, 2};
     fs::create_directories(context.dir);
-    for (const Study& s : all_studies()) {
-      if (s.name != study) continue;
-      const std::string text = s.run(context);
-      if (section) *section = text;
-    }
+    const std::string body = study_registry().get(study).run(context);
+    if (section) *section = body;
     std::ifstream in(context.dir / csv);
     std::ostringstream text;
     text << in.rdbuf();

@@ -101,7 +101,23 @@ TEST(ClusterPresets, PapersClustersLoadAndValidate) {
   EXPECT_EQ(cluster_preset("infiniband-v100-8").gpus_per_node, 8);
   EXPECT_EQ(cluster_preset("ethernet-a100-8").inter_node_gbps, 10);
   EXPECT_THAT(error_of([] { cluster_preset("dgx-9000"); }),
-              HasSubstr("unknown cluster preset 'dgx-9000', expected one of: ethernet-v100-4"));
+              HasSubstr("unknown cluster preset 'dgx-9000', expected one of ethernet-v100-4"));
+}
+
+TEST(ClusterPresets, RegistryKeepsTheSpecsAndTheirHelp) {
+  EXPECT_EQ(cluster_preset_names(),
+            (std::vector<std::string>{"ethernet-v100-4", "infiniband-v100-8", "ethernet-a100-8"}));
+  for (const ClusterEntry& e : cluster_registry().entries()) {
+    EXPECT_EQ(e.spec.name, e.name);
+    EXPECT_FALSE(e.help.empty()) << e.name;
+  }
+  // The calibrated figures (docs/calibration.md) are unchanged.
+  const ClusterSpec ib = cluster_preset("infiniband-v100-8");
+  EXPECT_EQ(ib.topology, Topology::kFatTree);
+  EXPECT_EQ(ib.nodes_per_switch, 2);
+  EXPECT_DOUBLE_EQ(ib.uplink_gbps, 59.8);
+  EXPECT_DOUBLE_EQ(ib.inter_node_efficiency, 0.5558);
+  EXPECT_DOUBLE_EQ(cluster_preset("ethernet-v100-4").inter_node_efficiency, 0.1209);
 }
 
 }  // namespace

@@ -25,6 +25,33 @@ TEST(Workload, PresetsLoadAndValidate) {
   }
 }
 
+TEST(Workload, RegistryResolvesAliasesToTheCanonicalPreset) {
+  const auto& registry = workload_registry();
+  EXPECT_EQ(registry.names(), workload_preset_names());
+  EXPECT_EQ(workload_preset_names(),
+            (std::vector<std::string>{"bert-large-seq128", "bert-base-squad", "resnet50-imagenet",
+                                      "resnet152-imagenet"}));
+  // An alias gives the canonical preset, named canonically (the CSVs write that name).
+  const WorkloadProfile alias = workload_preset("bert-large");
+  EXPECT_EQ(alias.name, "bert-large-seq128");
+  EXPECT_EQ(alias.parameters, 340'000'000u);
+  EXPECT_EQ(workload_preset("resnet50").name, "resnet50-imagenet");
+  for (const WorkloadEntry& e : registry.entries()) {
+    EXPECT_EQ(e.profile.name, e.name);
+    EXPECT_FALSE(e.help.empty()) << e.name;
+  }
+  EXPECT_THAT(registry.help_lines(), ::testing::HasSubstr("  bert-base-squad     BERT-Base"));
+  try {
+    workload_preset("bert");
+    ADD_FAILURE() << "no exception";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("expected one of bert-large-seq128, "
+                                               "bert-base-squad, resnet50-imagenet, "
+                                               "resnet152-imagenet (aliases: bert-large = "
+                                               "bert-large-seq128"));
+  }
+}
+
 TEST(Workload, ComputeScalesWithBatchAndAccumulation) {
   const WorkloadProfile w = workload_preset("bert-large-seq128");
   EXPECT_DOUBLE_EQ(w.forward_s(16, 4), 4 * w.forward_s(16, 1));

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The top level of compopt: `--version`, bare `compopt` (help, exit 0), help texts that list
+# the registries, the hidden `list` utility, and `profile --set` with the keys of a sweep
+# config (gpus_per_node and its alias ranks_per_node, as --set key and as flag).
+#   help_version_cli_test.sh COMPOPT_BINARY
+set -uo pipefail
+BIN=$1
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# has NAME WANT TEXT: TEXT contains the fixed string WANT.
+has() { grep -qF -- "$2" <<<"$3" || fail "$1: output lacks '$2': $(head -c 600 <<<"$3")"; }
+
+out=$("$BIN" --version 2>&1); rc=$?
+[ $rc -eq 0 ] || fail "--version: exit $rc"
+grep -qE '^compopt [0-9]+\.[0-9]+\.[0-9]+ \(git ([0-9a-f]{7,40}|unknown)\)$' <<<"$out" \
+  || fail "--version: '$out' is not 'compopt <version> (git <commit>)'"
+
+out=$("$BIN" 2>&1); rc=$?
+[ $rc -eq 0 ] || fail "bare compopt: exit $rc, expected 0"
+has "bare compopt" "Subcommands:" "$out"
+has "bare compopt" "reproduce" "$out"
+grep -qE '^ +list ' <<<"$out" && fail "bare compopt: the hidden list command is shown"
+
+out=$("$BIN" profile --help 2>&1)
+has "profile --help" "resnet152-imagenet (aliases: bert-large = bert-large-seq128" "$out"
+has "profile --help" "  infiniband-v100-8  8 nodes x 8 V100" "$out"
+has "profile --help" "--gpus-per-node" "$out"
+out=$("$BIN" sweep --help 2>&1)
+has "sweep --help" "  resnet152-imagenet  ResNet-152" "$out"
+has "sweep --help" "birder-hierarchical" "$out"
+out=$("$BIN" reproduce --help 2>&1)
+has "reproduce --help" "  break_even    Break-even bandwidth of compression" "$out"
+out=$("$BIN" train --help 2>&1)
+has "train --help" "onebit-lamb" "$out"
+has "train --help" "  ethernet-a100-8" "$out"
+
+out=$("$BIN" list studies 2>&1)
+[ "$(wc -l <<<"$out")" -eq 9 ] || fail "list studies: $(wc -l <<<"$out") lines, expected 9"
+out=$("$BIN" list clusters --markdown 2>&1)
+has "list clusters --markdown" "| \`ethernet-v100-4\` | 16 | 4 | 126 | 40 | star |" "$out"
+"$BIN" list optimizerz > "$WORK/log" 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "list optimizerz: exit $rc, expected 2"
+has "list optimizerz" "unknown registry 'optimizerz', expected one of workloads, clusters, studies" \
+  "$(cat "$WORK/log")"
+
+# profile --set: 16 GPUs of bert-large in nodes of 8 = 2 nodes; three spellings agree.
+P=(profile --gpus 16 --optimizer onebit-adam)
+"$BIN" "${P[@]}" --set workload.name=bert-large --set cluster.gpus_per_node=8 --out "$WORK/a" \
+  > "$WORK/log" 2>&1 || fail "profile --set: $(tail -3 "$WORK/log")"
+"$BIN" "${P[@]}" --workload bert-large-seq128 --set cluster.ranks_per_node=8 --out "$WORK/b" \
+  > /dev/null 2>&1 || fail "profile --set cluster.ranks_per_node failed"
+"$BIN" "${P[@]}" --ranks-per-node 8 --out "$WORK/c" > /dev/null 2>&1 \
+  || fail "profile --ranks-per-node failed"
+row=$(sed -n 2p "$WORK/a/profile.csv")
+[[ "$row" == bert-large-seq128,ethernet-v100-4,star,onebit-adam,*,2,8,16,* ]] \
+  || fail "profile --set: row '$row', expected bert-large-seq128 on 2 nodes x 8 GPUs"
+cmp -s "$WORK/a/profile.csv" "$WORK/b/profile.csv" || fail "ranks_per_node alias differs"
+cmp -s "$WORK/a/profile.csv" "$WORK/c/profile.csv" || fail "--ranks-per-node flag differs"
+
+echo "$failures failure(s)"
+[ $failures -eq 0 ]
