@@ -28,8 +28,9 @@ void adam_direction(const AdamOptions& options, int64_t t, float eps, std::span<
 
 class Adam final : public Optimizer {
  public:
-  // gradient_compressor: nullopt for Adam, a compressor spec for naive 1-bit Adam.
-  Adam(ParamLayout layout, CommonOptions common, AdamOptions adam,
+  // gradient_compressor: nullopt for Adam (and bertadam), a compressor spec for naive
+  // 1-bit Adam; `name` is the registry name it reports and checkpoints under.
+  Adam(std::string name, ParamLayout layout, CommonOptions common, AdamOptions adam,
        const std::optional<std::string>& gradient_compressor = std::nullopt);
   Stage stage() const override { return channel_ ? Stage::kCompression : Stage::kFullPrecision; }
   OptimizerMetrics metrics() const override;
