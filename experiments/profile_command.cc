@@ -26,7 +26,7 @@ struct Options {
 
 void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
   fmt::print(
-      "{:<12} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f}\n",
+      "{:<14} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f}\n",
       t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s, 1e3 * t.compress_s,
       1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(), t.throughput_samples_s);
   (void)c;
@@ -42,7 +42,7 @@ void run_profile(const Options& o) {
       config.workload.name, config.cluster.name, config.cluster.nodes, config.cluster.gpus_per_node,
       net::topology_name(config.cluster.topology), config.cluster.inter_node_gbps, config.optimizer,
       config.batch_per_gpu, config.grad_accum, config.overlap ? ", overlapped buckets" : "");
-  fmt::print("{:<12} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
+  fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
              "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %", "samples/s");
   std::ostringstream csv;
   csv << sim::scenario_csv_header();
