@@ -108,7 +108,7 @@ TEST(CompressorRegistry, EveryEntryBuildsAndDocsCarryTheTable) {
   }
   EXPECT_EQ(compressor_registry().names(),
             (std::vector<std::string>{"identity", "fp16", "sign", "binary", "nbit", "topk"}));
-  const auto root = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "..";
+  const auto root = std::filesystem::path(COMPOPT_SOURCE_DIR);
   std::ifstream in(root / "docs" / "compressors.md");
   std::stringstream doc;
   doc << in.rdbuf();

@@ -41,7 +41,7 @@ History run(const std::string& name, HyperParamMap params, int ranks = 2) {
 }
 
 std::string read_doc(const std::string& file) {
-  const auto root = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "..";
+  const auto root = std::filesystem::path(COMPOPT_SOURCE_DIR);
   std::ifstream in(root / "docs" / file);
   std::stringstream text;
   text << in.rdbuf();
