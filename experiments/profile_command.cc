@@ -114,9 +114,9 @@ void register_profile_command(CLI::App& app) {
   cmd->add_option("--cluster", o->scenario.cluster, "cluster preset")->capture_default_str();
   cmd->add_option("--platform", o->scenario.platform_file,
                   "SimGrid platform XML replacing the preset's");
-  cmd->add_option(
-         "--optimizer", o->scenario.optimizer,
-         "adam, sgdm, lamb, bertadam, onebit-adam, onebit-lamb, birder, birder-hierarchical")
+  cmd->add_option("--optimizer", o->scenario.optimizer,
+                  "any registered optimizer or alias (docs/optimizers.md, e.g. adam, momentum-sgd, "
+                  "onebit-adam, birder)")
       ->capture_default_str();
   cmd->add_option("--gpus", o->scenario.gpus, "GPUs (0 = the preset's)")->capture_default_str();
   cmd->add_option("--inter-node-gbps", o->scenario.inter_node_gbps,
