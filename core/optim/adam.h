@@ -1,5 +1,5 @@
 #pragma once
-// Adam (SPEC §3): g = allreduce_mean(g_i); m = b1*m + (1-b1)*g;
+// Adam (Kingma & Ba 2015; docs/optimizers.md): g = allreduce_mean(g_i); m = b1*m + (1-b1)*g;
 // v = b2*v + (1-b2)*g^2; x -= lr * (m^/(sqrt(v^)+eps) + lambda*x), where
 // m^ = m/(1-b1^t), v^ = v/(1-b2^t) with bias_correction, else m^ = m, v^ = v.
 //
