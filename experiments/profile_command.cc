@@ -31,7 +31,7 @@ struct Options {
 
 void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
   fmt::print(
-      "{:<12} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f}\n",
+      "{:<14} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f}\n",
       t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s, 1e3 * t.compress_s,
       1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(), t.throughput_samples_s);
   (void)c;
@@ -47,7 +47,7 @@ void run_profile(const Options& o) {
       config.workload.name, config.cluster.name, config.cluster.nodes, config.cluster.gpus_per_node,
       net::topology_name(config.cluster.topology), config.cluster.inter_node_gbps, config.optimizer,
       config.batch_per_gpu, config.grad_accum, config.overlap ? ", overlapped buckets" : "");
-  fmt::print("{:<12} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
+  fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
              "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %", "samples/s");
   std::ostringstream csv;
   csv << sim::scenario_csv_header();
@@ -124,7 +124,8 @@ void register_profile_command(CLI::App& app) {
   cmd->add_option("--platform", o->scenario.platform_file,
                   "SimGrid platform XML replacing the preset's");
   cmd->add_option("--optimizer", o->scenario.optimizer,
-                  fmt::format("{}", fmt::join(sim::step_optimizer_names(), ", ")))
+                  "any registered optimizer or alias (docs/optimizers.md, e.g. adam, momentum-sgd, "
+                  "onebit-adam, birder)")
       ->capture_default_str();
   cmd->add_option("--gpus", o->scenario.gpus, "GPUs (0 = the preset's)")->capture_default_str();
   cmd->add_option("--gpus-per-node,--ranks-per-node", o->scenario.gpus_per_node,

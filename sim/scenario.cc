@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "net_models/cluster_presets.h"
 
@@ -31,7 +32,7 @@ StepConfig resolve_scenario(const Scenario& s) {
     throw InvalidArgument(
         fmt::format("buckets = {}, expected >= 0 (0 = 25 MB buckets)", s.buckets));
   config.cluster = cluster;
-  config.optimizer = s.optimizer;
+  config.optimizer = optimizer_registry().canonical(s.optimizer);  // sgdm -> momentum-sgd
   config.batch_per_gpu =
       s.batch_per_gpu > 0 ? s.batch_per_gpu : config.workload.default_batch_per_gpu;
   config.grad_accum = s.grad_accum;

@@ -1,7 +1,6 @@
 #include "sim/step_simulator.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include "core/comm/collectives/compressed_allreduce.h"
 #include "core/comm/collectives/hierarchical_allreduce.h"
 #include "core/compress/compressor.h"
+#include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
@@ -28,22 +28,25 @@ struct Stage {
   std::string compressor;  // empty for the ring
 };
 
+CommScheme scheme_of(CommPattern pattern) {
+  switch (pattern) {
+    case CommPattern::kRing:
+      return CommScheme::kRing;
+    case CommPattern::kCompressedFlat:
+      return CommScheme::kCompressedFlat;
+    case CommPattern::kCompressedHierarchical:
+      return CommScheme::kCompressedHierarchical;
+  }
+  return CommScheme::kRing;
+}
+
+// The stages the optimizer registry declares for a name or alias.
 std::vector<Stage> stages_of(std::string_view optimizer) {
-  const Stage ring{"full", CommScheme::kRing, ""};
-  if (optimizer == "adam" || optimizer == "sgdm" || optimizer == "lamb" ||
-      optimizer == "bertadam") {
-    return {ring};
+  std::vector<Stage> out;
+  for (const StageSpec& s : optimizer_registry().get(optimizer).stages) {
+    out.push_back({s.name, scheme_of(s.pattern), s.compressor});
   }
-  if (optimizer == "onebit-adam" || optimizer == "onebit-lamb") {
-    return {{"warmup", CommScheme::kRing, ""},
-            {"compression", CommScheme::kCompressedFlat, "sign"}};
-  }
-  if (optimizer == "birder") return {{"compression", CommScheme::kCompressedFlat, "binary"}};
-  if (optimizer == "birder-hierarchical") {
-    return {{"compression", CommScheme::kCompressedHierarchical, "binary"}};
-  }
-  throw InvalidArgument(fmt::format("unknown optimizer '{}', expected one of: {}", optimizer,
-                                    fmt::join(step_optimizer_names(), ", ")));
+  return out;
 }
 
 struct CommMeasure {
@@ -121,10 +124,7 @@ CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, do
 
 }  // namespace
 
-std::vector<std::string> step_optimizer_names() {
-  return {"adam",        "sgdm",        "lamb",   "bertadam",
-          "onebit-adam", "onebit-lamb", "birder", "birder-hierarchical"};
-}
+std::vector<std::string> step_optimizer_names() { return optimizer_registry().names(); }
 
 void check_step_optimizer(std::string_view optimizer) { stages_of(optimizer); }
 

@@ -2,9 +2,11 @@
 // The step simulator: one training step of a workload on a cluster for an
 // optimizer, by running the real collective code of core/ on a proxy tensor
 // under run_sim, with the wire charged for the model size (proxy_wire.h) and
-// compute charged from the WorkloadProfile. Each optimizer stage gets a row:
-//   adam, sgdm, lamb, bertadam: "full"        ring allreduce of the gradient
-//                                             (fp16 or fp32 as the workload says)
+// compute charged from the WorkloadProfile. Each stage the optimizer registry
+// declares for the optimizer (core/optim/optimizer_registry.h; any registered
+// name or alias) gets a row, e.g.
+//   adam, momentum-sgd, lamb, bertadam: "full_precision"  ring allreduce of the
+//                                       gradient (fp16 or fp32 as the workload says)
 //   onebit-adam, onebit-lamb:   "warmup"      as adam, then
 //                               "compression" compressed allreduce with `sign`
 //   birder:                     "compression" compressed allreduce with `binary`
@@ -50,7 +52,8 @@ struct StageTiming {
   double allreduce_pct() const { return step_time_s > 0 ? 100.0 * comm_s / step_time_s : 0; }
 };
 
-// Known optimizer names, and a check that throws InvalidArgument for others.
+// Canonical names of the registered optimizers, and a check that throws InvalidArgument
+// ("unknown optimizer '...', expected one of ...") for other names.
 std::vector<std::string> step_optimizer_names();
 void check_step_optimizer(std::string_view optimizer);
 

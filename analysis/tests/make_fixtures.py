@@ -96,7 +96,7 @@ def convergence(out, rnd):
             sent = 0.0
             prev = 0
             for step in steps:
-                stage = "full"
+                stage = "full_precision"
                 if warm is not None:
                     stage = "warmup" if step < warm * 300 else "compression"
                 per_step = 0.245 if stage != "compression" else 0.048
@@ -120,7 +120,7 @@ def convergence(out, rnd):
 def profile(out, rnd):
     rows = []
     for network, nodes, gpus, bs, accum, fwd, ar, other, step, pct in PUBLISHED_PROFILE:
-        for optimizer, stage in (("adam", "full"), ("onebit-adam", "warmup"),
+        for optimizer, stage in (("adam", "full_precision"), ("onebit-adam", "warmup"),
                                  ("onebit-adam", "compression")):
             ours_ar = ar * rnd.uniform(0.9, 1.12)
             compress = 0.0
@@ -155,7 +155,7 @@ def scalability(out, rnd):
     rows = []
     for comparison, workload, cluster, per_node, gbps, batch, optimizers in comparisons:
         for optimizer, compute, full_ar, reduction in optimizers:
-            stages = ["full"] if reduction == 1.0 else ["warmup", "compression"]
+            stages = ["full_precision"] if reduction == 1.0 else ["warmup", "compression"]
             for stage in stages:
                 for gpus in (8, 16, 64, 256):
                     nodes = max(1, gpus // per_node)
@@ -169,7 +169,7 @@ def scalability(out, rnd):
                     step = compute + ar * rnd.uniform(0.97, 1.03)
                     thr = gpus * batch / (step / 1000)
                     pub = PUBLISHED_THROUGHPUT.get((workload, optimizer, batch)) if (
-                        gpus == 8 and nodes == 1 and stage in ("full", "compression")) else None
+                        gpus == 8 and nodes == 1 and stage in ("full_precision", "compression")) else None
                     rows.append((comparison, workload, cluster, optimizer, stage, gpus, nodes,
                                  min(gpus, per_node), gbps, batch, thr, step, ar,
                                  float(pub) if pub else None))
@@ -222,7 +222,7 @@ def lamb(out, rnd):
     rows = []
     for optimizer in ("lamb", "onebit-lamb"):
         for step in range(0, 201, 20):
-            stage = "full" if optimizer == "lamb" else ("warmup" if step < 60 else "compression")
+            stage = "full_precision" if optimizer == "lamb" else ("warmup" if step < 60 else "compression")
             for layer, name, base in layers:
                 c = base * (1 + 0.8 * math.exp(-step / 40)) + rnd.uniform(-0.01, 0.01)
                 ratio = None

@@ -7,7 +7,8 @@
 // so for k a multiple of 8 the payload of elements [j*k, (j+1)*k) of a longer
 // vector is the byte range [j*payload_bytes(k), (j+1)*payload_bytes(k)) of its
 // payload: a vector encoded with one scale can be cut into chunks (the compressed allreduce of
-// docs/algorithms.md).
+// docs/algorithms.md relies on it). Compressors whose payload is not per element (topk) say
+// so with chunkable() == false, and the compressed allreduce refuses them.
 //
 // Compressors are stateless and thread-safe; error feedback lives in ErrorFeedback.
 
@@ -30,6 +31,8 @@ class Compressor {
   virtual bool has_scale() const = 0;
   // True when encode draws random numbers (then RandomKey matters).
   virtual bool is_stochastic() const { return false; }
+  // True when the payload is a concatenation of fixed-width per-element fields (see above).
+  virtual bool chunkable() const { return true; }
 
   size_t wire_bytes(size_t k) const { return payload_bytes(k) + (has_scale() ? sizeof(float) : 0); }
 
@@ -46,8 +49,9 @@ class Compressor {
   float round_trip(std::span<const float> x, std::span<float> out, const RandomKey& key) const;
 };
 
-// Builds a compressor from its name: identity | fp16 | sign | binary | nbit[:B] (B in 2..16,
-// default 8). Throws InvalidArgument naming the spec and the accepted forms.
+// Builds a compressor from its spec "name" or "name:parameter" as the compressor registry
+// (compressor_registry.h) lists them: identity | fp16 | sign | binary | nbit[:B] | topk[:R].
+// Throws InvalidArgument naming the spec and the accepted forms.
 std::unique_ptr<Compressor> make_compressor(std::string_view spec);
 
 }  // namespace compopt

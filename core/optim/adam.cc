@@ -16,10 +16,9 @@ void adam_direction(const AdamOptions& o, int64_t t, float eps, std::span<const 
   for (size_t j = 0; j < u.size(); ++j) u[j] = (m[j] / c1) / (std::sqrt(v[j] / c2) + eps);
 }
 
-Adam::Adam(ParamLayout layout, CommonOptions common, AdamOptions adam,
+Adam::Adam(std::string name, ParamLayout layout, CommonOptions common, AdamOptions adam,
            const std::optional<std::string>& gradient_compressor)
-    : Optimizer(gradient_compressor ? "naive-onebit-adam" : "adam", std::move(layout),
-                std::move(common)),
+    : Optimizer(std::move(name), std::move(layout), std::move(common)),
       adam_(adam),
       m_(d(), 0.0f),
       v_(d(), 0.0f),

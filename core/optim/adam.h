@@ -1,5 +1,5 @@
 #pragma once
-// Adam (docs/algorithms.md): g = allreduce_mean(g_i); m = b1*m + (1-b1)*g;
+// Adam (Kingma & Ba 2015; docs/algorithms.md): g = allreduce_mean(g_i); m = b1*m + (1-b1)*g;
 // v = b2*v + (1-b2)*g^2; x -= lr * (m^/(sqrt(v^)+eps) + lambda*x), where
 // m^ = m/(1-b1^t), v^ = v/(1-b2^t) with bias_correction, else m^ = m, v^ = v.
 //
@@ -28,8 +28,9 @@ void adam_direction(const AdamOptions& options, int64_t t, float eps, std::span<
 
 class Adam final : public Optimizer {
  public:
-  // gradient_compressor: nullopt for Adam, a compressor spec for naive 1-bit Adam.
-  Adam(ParamLayout layout, CommonOptions common, AdamOptions adam,
+  // gradient_compressor: nullopt for Adam (and bertadam), a compressor spec for naive
+  // 1-bit Adam; `name` is the registry name it reports and checkpoints under.
+  Adam(std::string name, ParamLayout layout, CommonOptions common, AdamOptions adam,
        const std::optional<std::string>& gradient_compressor = std::nullopt);
   Stage stage() const override { return channel_ ? Stage::kCompression : Stage::kFullPrecision; }
   OptimizerMetrics metrics() const override;

@@ -1,12 +1,10 @@
 #pragma once
-// Builds an optimizer from its name and string hyper-parameters, e.g.
+// Builds an optimizer from its name (or alias) and string hyper-parameters, e.g.
 //   make_optimizer("onebit-adam", {{"freeze_step", "400"}, {"lr", "1e-4"}}, layout)
-// Names: sgd, momentum-sgd, adam, lamb, onebit-adam, onebit-adam-32bit,
-// naive-onebit-adam, onebit-lamb, birder, birder-hierarchical, ef-momentum-sgd,
-// doublesqueeze, local-sgd, local-momentum-sgd. Keys and defaults are listed in
-// docs/optimizers.md. Throws InvalidArgument naming the optimizer, the key, the
-// bad value and the expected form for unknown names or keys, unparsable
-// numbers, out-of-range values and impossible combinations.
+// Names, aliases, keys and defaults come from the optimizer registry
+// (optimizer_registry.h, tabulated in docs/optimizers.md). Throws InvalidArgument naming
+// the optimizer, the key, the bad value and the expected form for unknown names or keys,
+// unparsable numbers, out-of-range values and impossible combinations.
 
 #include <memory>
 #include <string>
@@ -22,6 +20,7 @@ namespace compopt {
 std::unique_ptr<Optimizer> make_optimizer(std::string_view name, const HyperParamMap& params,
                                           const ParamLayout& layout);
 
+// Canonical names in registry order.
 std::vector<std::string> optimizer_names();
 
 }  // namespace compopt

@@ -17,8 +17,10 @@ namespace {
 constexpr int64_t kMaxExamples = int64_t{1} << 27;
 constexpr int64_t kMaxValues = int64_t{1} << 28;
 
-std::vector<size_t> parse_widths(HyperParams& hp, const std::string& key) {
-  const std::string text = hp.text(key, "256,256");
+std::vector<size_t> parse_widths(KeyReader& r, const std::string& name) {
+  const std::string key = r.full(name);
+  const std::string text = r.text(name);
+  HyperParams& hp = r.params();
   std::vector<size_t> widths;
   std::stringstream in(text);
   std::string item;
@@ -49,11 +51,11 @@ std::vector<size_t> parse_widths(HyperParams& hp, const std::string& key) {
   return widths;
 }
 
-size_t bounded(HyperParams& hp, const std::string& key, int64_t fallback, int64_t limit) {
-  const int64_t v = hp.integer(key, fallback, 1);
+size_t bounded(KeyReader& r, const std::string& name, int64_t limit) {
+  const int64_t v = r.integer(name);
   if (v > limit) {
-    hp.fail("key '" + key + "' = " + std::to_string(v) + ", expected at most " +
-            std::to_string(limit) + " (memory)");
+    r.params().fail("key '" + r.full(name) + "' = " + std::to_string(v) + ", expected at most " +
+                    std::to_string(limit) + " (memory)");
   }
   return static_cast<size_t>(v);
 }
@@ -65,57 +67,118 @@ void check_product(HyperParams& hp, const std::string& what, size_t a, size_t b)
   }
 }
 
+std::unique_ptr<Task> build_quadratic(KeyReader& r, int ranks) {
+  NoisyQuadraticOptions o;
+  o.dimension = bounded(r, "dimension", kMaxValues);
+  check_product(r.params(), "key '" + r.full("dimension") + "' x ranks", o.dimension,
+                static_cast<size_t>(std::max(ranks, 1)));
+  o.condition_number = r.number("condition_number");
+  o.noise = r.number("noise");
+  o.heterogeneity = r.number("heterogeneity");
+  o.train_size = bounded(r, "train_size", kMaxExamples);
+  o.seed = static_cast<uint64_t>(r.integer("seed"));
+  o.ranks = ranks;
+  return std::make_unique<NoisyQuadraticTask>(o);
+}
+
+std::unique_ptr<Task> build_logistic(KeyReader& r, int) {
+  LogisticRegressionOptions o;
+  o.dimension = bounded(r, "dimension", kMaxValues);
+  o.train_size = bounded(r, "train_size", kMaxExamples);
+  o.test_size = bounded(r, "test_size", kMaxExamples);
+  check_product(r.params(), "keys '" + r.full("dimension") + "' x (train_size + test_size)",
+                o.dimension, o.train_size + o.test_size);
+  o.separable = r.flag("separable");
+  if (o.separable && r.has("label_noise")) {
+    r.params().fail("key '" + r.full("label_noise") + "' only applies with " + r.full("separable") +
+                    " = false");
+  }
+  o.label_noise = r.number("label_noise");
+  o.l2 = r.number("l2");
+  o.seed = static_cast<uint64_t>(r.integer("seed"));
+  return std::make_unique<LogisticRegressionTask>(o);
+}
+
+std::unique_ptr<Task> build_fashion_mnist(KeyReader& r, int) {
+  FashionMnistOptions o;
+  o.data_dir = r.text("data_dir");
+  o.hidden = parse_widths(r, "hidden");
+  o.eval_chunk = static_cast<size_t>(r.integer("eval_chunk"));
+  try {
+    return std::make_unique<FashionMnistMlp>(o);
+  } catch (const DatasetError& e) {
+    r.params().fail("key '" + r.full("data_dir") + "' = '" + o.data_dir.string() +
+                    "': " + e.what());
+  }
+}
+
+TaskEntry task(std::string name, std::string help, std::vector<OptionKey> keys, TaskBuilder build) {
+  TaskEntry e;
+  e.name = std::move(name);
+  e.help = std::move(help);
+  e.keys = std::move(keys);
+  e.build = std::move(build);
+  return e;
+}
+
+Registry<TaskEntry> make_registry() {
+  const std::string values = " (at most 2^28 values in all, memory)";
+  const std::string examples = " (at most 2^27, memory)";
+  const OptionKey seed = integer_key("seed", "1", 0, "data and optimum seed");
+  Registry<TaskEntry> reg("task");
+  reg.add(task("quadratic", "noisy quadratic with one optimum per rank",
+               {integer_key("dimension", "1000", 1, "parameters" + values),
+                range_key("condition_number", "100", 1, 1e12, false, "Hessian condition number"),
+                non_negative_key("noise", "1", "gradient noise scale"),
+                non_negative_key("heterogeneity", "0", "spread of the per-rank optima"),
+                integer_key("train_size", "1048576", 1, "examples per epoch" + examples), seed},
+               build_quadratic));
+  reg.add(task("logistic", "logistic regression on synthetic data",
+               {integer_key("dimension", "20", 1, "features" + values),
+                integer_key("train_size", "8192", 1, "training examples" + examples),
+                integer_key("test_size", "2048", 1, "test examples" + examples),
+                flag_key("separable", "true", "linearly separable labels"),
+                range_key("label_noise", "0.1", 0, 0.5, false, "flipped labels (separable=false)"),
+                non_negative_key("l2", "0", "L2 regularization"), seed},
+               build_logistic));
+  reg.add(task("fashion-mnist", "MLP classifier on Fashion-MNIST",
+               {text_key("data_dir", kFashionMnistDefaultDir, "directory of the IDX files"),
+                text_key("hidden", "256,256", "comma-separated hidden widths"),
+                integer_key("eval_chunk", "500", 1, "examples per evaluation batch")},
+               build_fashion_mnist));
+  return reg;
+}
+
 }  // namespace
 
-std::vector<std::string> task_names() { return {"quadratic", "logistic", "fashion-mnist"}; }
+const Registry<TaskEntry>& task_registry() {
+  static const Registry<TaskEntry> registry = make_registry();
+  return registry;
+}
+
+std::vector<std::string> task_names() { return task_registry().names(); }
 
 std::unique_ptr<Task> make_task(HyperParams& hp, const std::string& prefix, int ranks) {
-  const std::string name = hp.choice(prefix + "name", "fashion-mnist", task_names());
-  auto key = [&](const char* k) { return prefix + k; };
+  const std::string name = hp.text(prefix + "name", "fashion-mnist");
+  const TaskEntry* entry = task_registry().find(name);
+  if (entry == nullptr) {
+    hp.fail("key '" + prefix + "name' = '" + name + "', expected " + task_registry().expected());
+  }
+  KeyReader keys(hp, entry->keys, prefix);
   try {
-    if (name == "quadratic") {
-      NoisyQuadraticOptions o;
-      o.dimension = bounded(hp, key("dimension"), 1000, kMaxValues);
-      check_product(hp, "key '" + key("dimension") + "' x ranks", o.dimension,
-                    static_cast<size_t>(std::max(ranks, 1)));
-      o.condition_number = hp.number_in(key("condition_number"), 100.0, 1.0, 1e12);
-      o.noise = hp.non_negative(key("noise"), 1.0);
-      o.heterogeneity = hp.non_negative(key("heterogeneity"), 0.0);
-      o.train_size = bounded(hp, key("train_size"), 1 << 20, kMaxExamples);
-      o.seed = static_cast<uint64_t>(hp.integer(key("seed"), 1, 0));
-      o.ranks = ranks;
-      return std::make_unique<NoisyQuadraticTask>(o);
-    }
-    if (name == "logistic") {
-      LogisticRegressionOptions o;
-      o.dimension = bounded(hp, key("dimension"), 20, kMaxValues);
-      o.train_size = bounded(hp, key("train_size"), 8192, kMaxExamples);
-      o.test_size = bounded(hp, key("test_size"), 2048, kMaxExamples);
-      check_product(hp, "keys '" + key("dimension") + "' x (train_size + test_size)", o.dimension,
-                    o.train_size + o.test_size);
-      o.separable = hp.flag(key("separable"), true);
-      if (o.separable && hp.has(key("label_noise"))) {
-        hp.fail("key '" + key("label_noise") + "' only applies with " + key("separable") +
-                " = false");
-      }
-      o.label_noise = hp.number_in(key("label_noise"), 0.1, 0.0, 0.5);
-      o.l2 = hp.non_negative(key("l2"), 0.0);
-      o.seed = static_cast<uint64_t>(hp.integer(key("seed"), 1, 0));
-      return std::make_unique<LogisticRegressionTask>(o);
-    }
-    FashionMnistOptions o;
-    o.data_dir = hp.text(key("data_dir"), kFashionMnistDefaultDir);
-    o.hidden = parse_widths(hp, key("hidden"));
-    o.eval_chunk = static_cast<size_t>(hp.integer(key("eval_chunk"), 500, 1));
-    try {
-      return std::make_unique<FashionMnistMlp>(o);
-    } catch (const DatasetError& e) {
-      hp.fail("key '" + key("data_dir") + "' = '" + o.data_dir.string() + "': " + e.what());
-    }
+    return entry->build(keys, ranks);
   } catch (const InvalidArgument& e) {
     if (std::string(e.what()).rfind(hp.context(), 0) == 0) throw;
-    hp.fail(std::string("task '") + name + "': " + e.what());
+    hp.fail("task '" + entry->name + "': " + e.what());
   }
+}
+
+std::string task_table_markdown() {
+  std::string out;
+  for (const auto& e : task_registry().entries()) {
+    out += "#### `" + e.name + "`: " + e.help + "\n\n" + markdown_key_table(e.keys) + "\n";
+  }
+  return out;
 }
 
 }  // namespace compopt

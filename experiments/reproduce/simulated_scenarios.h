@@ -16,7 +16,7 @@ using StageTimings = std::vector<sim::StageTiming>;
 std::vector<StageTimings> simulate_scenarios(const std::vector<sim::Scenario>& scenarios, int jobs);
 
 // The stage a comparison uses: "compression" when the optimizer has one, else
-// its only stage ("full").
+// its only stage ("full_precision").
 const sim::StageTiming& steady_stage(const StageTimings& stages);
 
 // Whether two optimizer names of the step simulator name the same optimizer. Momentum SGD is

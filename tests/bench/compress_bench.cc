@@ -242,6 +242,38 @@ void BM_nbit8_encode(benchmark::State& state) {
   });
 }
 
+// topk:0.01 (selection of the 1% largest magnitudes, then (index, value) pairs), its decode and
+// its error-feedback round trip (y = x + e, encode, decode, e = y - decoded); no scalar twin.
+void BM_topk_encode(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("topk");
+  const std::vector<float> x = make_input(k);
+  std::vector<std::byte> payload(c->payload_bytes(k));
+  run(state, [&] { benchmark::DoNotOptimize(c->encode(x, payload, RandomKey{})); });
+}
+
+void BM_topk_decode(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("topk");
+  std::vector<std::byte> payload(c->payload_bytes(k));
+  c->encode(make_input(k), payload, RandomKey{});
+  std::vector<float> out(k);
+  run(state, [&] { c->decode(1.0f, payload, out); });
+}
+
+void BM_topk_encode_ef(benchmark::State& state) {
+  const size_t k = elements(state);
+  const auto c = make_compressor("topk");
+  const std::vector<float> x = make_input(k);
+  std::vector<float> y(k), decoded(k);
+  ErrorFeedback ef(k);
+  run(state, [&] {
+    ef.compensate(x, y);
+    c->round_trip(y, decoded, RandomKey{});
+    ef.update(y, decoded);
+  });
+}
+
 #define COMPOPT_COMPRESS_BENCH(fn)                                                     \
   BENCHMARK(fn)->Arg(kSizes[0])->Arg(kSizes[1])->Arg(kSizes[2])->Arg(kSizes[3])->Unit( \
       benchmark::kMicrosecond)
@@ -263,6 +295,9 @@ COMPOPT_COMPRESS_BENCH(BM_fp16_encode_scalar);
 COMPOPT_COMPRESS_BENCH(BM_fp16_decode);
 COMPOPT_COMPRESS_BENCH(BM_fp16_decode_scalar);
 COMPOPT_COMPRESS_BENCH(BM_nbit8_encode);
+COMPOPT_COMPRESS_BENCH(BM_topk_encode);
+COMPOPT_COMPRESS_BENCH(BM_topk_decode);
+COMPOPT_COMPRESS_BENCH(BM_topk_encode_ef);
 
 }  // namespace
 }  // namespace compopt::bench

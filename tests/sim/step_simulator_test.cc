@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "net_models/calibration_rows.h"
 #include "sim/proxy_wire.h"
@@ -72,6 +73,40 @@ TEST(StepSimulator, OverlapHidesCommunicationBehindBackward) {
   const StageTiming overlapped = simulate_step(resolve_scenario(s)).front();
   EXPECT_LT(overlapped.comm_s, serial.comm_s);
   EXPECT_LT(overlapped.step_time_s, serial.step_time_s);
+}
+
+TEST(StepSimulator, EveryRegisteredOptimizerSimulatesItsDeclaredStages) {
+  Scenario s;
+  s.gpus = 8;
+  for (const auto& entry : optimizer_registry().entries()) {
+    s.optimizer = entry.name;
+    const std::vector<StageTiming> rows = simulate_step(resolve_scenario(s));
+    ASSERT_EQ(rows.size(), entry.stages.size()) << entry.name;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i].stage, entry.stages[i].name) << entry.name;
+      EXPECT_GT(rows[i].comm_s, 0.0) << entry.name;
+      // Only compressed stages pay the compression cost.
+      EXPECT_EQ(rows[i].compress_s > 0, entry.stages[i].pattern != CommPattern::kRing);
+    }
+  }
+  EXPECT_EQ(step_optimizer_names(), optimizer_registry().names());
+}
+
+TEST(StepSimulator, AnAliasSimulatesExactlyAsItsCanonicalName) {
+  Scenario s;
+  s.gpus = 8;
+  s.optimizer = "sgdm";
+  const sim::StepConfig alias = resolve_scenario(s);
+  EXPECT_EQ(alias.optimizer, "momentum-sgd");
+  const StageTiming a = simulate_step(alias).front();
+  s.optimizer = "momentum-sgd";
+  const StageTiming b = simulate_step(resolve_scenario(s)).front();
+  EXPECT_EQ(a.stage, "full_precision");
+  EXPECT_EQ(a.step_time_s, b.step_time_s);
+  EXPECT_EQ(a.bytes_per_gpu, b.bytes_per_gpu);
+  // Momentum SGD and Adam send the same ring allreduce.
+  s.optimizer = "adam";
+  EXPECT_NEAR(simulate_step(resolve_scenario(s)).front().comm_s, a.comm_s, 1e-9 * a.comm_s);
 }
 
 TEST(StepSimulator, BadScenariosNameTheValue) {

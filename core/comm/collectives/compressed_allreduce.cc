@@ -51,6 +51,11 @@ std::vector<std::byte> compressed_allreduce_messages(Communicator& comm,
                                                      const Compressor& compressor,
                                                      CompressedAllreduceState& state,
                                                      RandomKey key) {
+  if (!compressor.chunkable()) {
+    throw InvalidArgument(compressor.name() +
+                          " cannot be cut into the chunks of the compressed allreduce; expected "
+                          "a compressor with fixed-width fields per element");
+  }
   const int n = comm.size(), r = comm.rank();
   const auto un = static_cast<size_t>(n);
   check_state(state, data.size(), n);

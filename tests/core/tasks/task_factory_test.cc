@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "core/util/error.h"
 
 namespace compopt {
@@ -64,6 +68,40 @@ TEST(TaskFactory, MissingDataSetNamesDataDirAndHint) {
   EXPECT_THAT(e, HasSubstr("task.data_dir"));
   EXPECT_THAT(e, HasSubstr("/nonexistent/fm"));
   EXPECT_THAT(e, HasSubstr("apt-get install dataset-fashion-mnist"));
+}
+
+}  // namespace
+}  // namespace compopt
+
+namespace compopt {
+namespace {
+
+TEST(TaskRegistry, EntriesDeclareTheKeysTheyRead) {
+  EXPECT_EQ(task_names(), (std::vector<std::string>{"quadratic", "logistic", "fashion-mnist"}));
+  // Passing every declared default explicitly builds the same problem as passing none.
+  for (const std::string name : {"quadratic", "logistic"}) {
+    HyperParamMap explicit_defaults = {{"task.name", name}};
+    for (const auto& k : task_registry().get(name).keys) {
+      if (k.name != "label_noise") explicit_defaults["task." + k.name] = k.fallback;
+    }
+    HyperParams a("config", {{"task.name", name}}), b("config", explicit_defaults);
+    const auto ta = make_task(a, "task.", 2), tb = make_task(b, "task.", 2);
+    b.finish();
+    EXPECT_EQ(ta->layout().total(), tb->layout().total()) << name;
+    EXPECT_EQ(ta->describe(), tb->describe()) << name;
+  }
+  EXPECT_THAT(error_of({{"task.name", "mnist"}}),
+              HasSubstr("key 'task.name' = 'mnist', expected one of quadratic, logistic, "
+                        "fashion-mnist"));
+}
+
+TEST(TaskRegistry, DocsCarryTheGeneratedTables) {
+  const auto root = std::filesystem::path(COMPOPT_SOURCE_DIR);
+  std::ifstream in(root / "docs" / "training.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  ASSERT_FALSE(doc.str().empty());
+  EXPECT_THAT(doc.str(), HasSubstr(task_table_markdown()));
 }
 
 }  // namespace

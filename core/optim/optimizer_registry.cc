@@ -1,0 +1,293 @@
+#include "core/optim/optimizer_registry.h"
+
+#include "core/compress/compressor.h"
+#include "core/optim/adam.h"
+#include "core/optim/birder.h"
+#include "core/optim/birder_hierarchical.h"
+#include "core/optim/compressed_momentum_sgd.h"
+#include "core/optim/lamb.h"
+#include "core/optim/local_sgd.h"
+#include "core/optim/momentum_sgd.h"
+#include "core/optim/onebit_adam.h"
+#include "core/optim/onebit_lamb.h"
+#include "core/optim/sgd.h"
+#include "core/util/error.h"
+
+namespace compopt {
+namespace {
+
+constexpr double kSgdLr = 0.01;
+constexpr double kAdaptiveLr = 1e-3;
+
+const StageSpec kFull{"full_precision", CommPattern::kRing, ""};
+const StageSpec kWarmup{"warmup", CommPattern::kRing, ""};
+const StageSpec kSignFlat{"compression", CommPattern::kCompressedFlat, "sign"};
+
+std::vector<OptionKey> operator+(std::vector<OptionKey> a, const std::vector<OptionKey>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::vector<OptionKey> momentum_keys(const std::string& beta) {
+  return {beta_key("beta", beta, "momentum coefficient"),
+          choice_key("form", {"paper", "pytorch"},
+                     "paper: m = beta*m + (1-beta)*g; pytorch: m = beta*m + g"),
+          flag_key("nesterov", "false", "Nesterov momentum")};
+}
+
+std::vector<OptionKey> adam_keys(bool bias_correction) {
+  std::vector<OptionKey> keys = {beta_key("beta1", "0.9", "first-moment coefficient"),
+                                 beta_key("beta2", "0.999", "second-moment coefficient")};
+  if (bias_correction) keys.push_back(flag_key("bias_correction", "false", "Adam bias correction"));
+  return keys;
+}
+
+std::vector<OptionKey> clip_keys(const std::string& lo, const std::string& lo_default,
+                                 const std::string& hi, const std::string& hi_default,
+                                 const std::string& what) {
+  return {positive_key(lo, lo_default, "lower clip of " + what),
+          positive_key(hi, hi_default, "upper clip of " + what)};
+}
+
+MomentumOptions read_momentum(KeyReader& r) {
+  MomentumOptions m;
+  m.beta = static_cast<float>(r.number("beta"));
+  m.form = r.text("form") == "pytorch" ? MomentumForm::kPyTorch : MomentumForm::kPaper;
+  m.nesterov = r.flag("nesterov");
+  return m;
+}
+
+AdamOptions read_adam(KeyReader& r, bool with_bias_correction) {
+  AdamOptions a;
+  a.beta1 = static_cast<float>(r.number("beta1"));
+  a.beta2 = static_cast<float>(r.number("beta2"));
+  if (with_bias_correction) a.bias_correction = r.flag("bias_correction");
+  return a;
+}
+
+void read_clip(KeyReader& r, double& lo, double& hi, const std::string& lo_key,
+               const std::string& hi_key) {
+  lo = r.number(lo_key);
+  hi = r.number(hi_key);
+  if (lo > hi) {
+    r.params().fail("key '" + lo_key + "' = " + std::to_string(lo) + " exceeds '" + hi_key +
+                    "' = " + std::to_string(hi) + ", expected " + lo_key + " <= " + hi_key);
+  }
+}
+
+// A compressor for the compressed allreduce: it must cut into chunks (compressor.h).
+std::string read_compressor(KeyReader& r) {
+  const std::string spec = r.text("compressor");
+  try {
+    if (!make_compressor(spec)->chunkable()) {
+      throw InvalidArgument(spec +
+                            " messages have no fixed width per element, so they cannot be cut "
+                            "into the chunks of the compressed allreduce; expected one of "
+                            "identity, fp16, sign, binary, nbit:B");
+    }
+  } catch (const InvalidArgument& e) {
+    r.params().fail("key 'compressor' = '" + spec + "': " + e.what());
+  }
+  return spec;
+}
+
+OptimizerEntry entry(std::string name, std::vector<std::string> aliases, std::string help,
+                     std::string source, double lr, std::vector<OptionKey> keys,
+                     std::vector<StageSpec> stages, OptimizerBuilder build) {
+  OptimizerEntry e;
+  e.name = std::move(name);
+  e.aliases = std::move(aliases);
+  e.help = std::move(help);
+  e.source = std::move(source);
+  e.default_lr = lr;
+  e.keys = std::move(keys);
+  e.stages = std::move(stages);
+  e.build = std::move(build);
+  return e;
+}
+
+void add_sgd_basics(Registry<OptimizerEntry>& reg) {
+  reg.add(entry("sgd", {}, "plain SGD on the ring-averaged gradient", "baseline", kSgdLr, {},
+                {kFull}, [](const std::string&, KeyReader&, CommonOptions c, const ParamLayout& l) {
+                  return std::make_unique<Sgd>(l, c);
+                }));
+  reg.add(entry("momentum-sgd", {"sgdm"}, "momentum SGD on the ring-averaged gradient", "baseline",
+                kSgdLr, momentum_keys("0.9"), {kFull},
+                [](const std::string&, KeyReader& r, CommonOptions c, const ParamLayout& l) {
+                  return std::make_unique<MomentumSgd>(l, c, read_momentum(r));
+                }));
+}
+
+void add_sgd_variants(Registry<OptimizerEntry>& reg) {
+  const auto compressed = [](CompressedVector what) {
+    return [what](const std::string& n, KeyReader& r, CommonOptions c, const ParamLayout& l) {
+      const MomentumOptions m = read_momentum(r);
+      return std::make_unique<CompressedMomentumSgd>(n, what, l, c, m, read_compressor(r));
+    };
+  };
+  const OptionKey compressor = compressor_key("sign", "compressor of the allreduce");
+  reg.add(entry("ef-momentum-sgd", {}, "local momentum, compressed allreduce of the momentum",
+                "Zheng et al. 2019", kSgdLr, momentum_keys("0.9") + std::vector{compressor},
+                {kSignFlat}, compressed(CompressedVector::kMomentum)));
+  reg.add(entry("doublesqueeze", {}, "compressed allreduce of the gradient, then momentum",
+                "Tang et al. 2019", kSgdLr, momentum_keys("0") + std::vector{compressor},
+                {kSignFlat}, compressed(CompressedVector::kGradient)));
+  const auto local = [](bool momentum) {
+    return [momentum](const std::string&, KeyReader& r, CommonOptions c, const ParamLayout& l) {
+      const int64_t tau = r.integer("tau");
+      std::optional<MomentumOptions> m;
+      if (momentum) m = read_momentum(r);
+      return std::make_unique<LocalSgd>(l, c, tau, m);
+    };
+  };
+  const OptionKey tau = integer_key("tau", "4", 1, "steps between parameter averages");
+  const StageSpec sync{"local", CommPattern::kRing, ""};
+  reg.add(entry("local-sgd", {}, "local SGD, parameters ring-averaged every tau steps",
+                "Stich 2019", kSgdLr, {tau}, {sync}, local(false)));
+  reg.add(entry("local-momentum-sgd", {}, "local momentum SGD, averaged every tau steps",
+                "Stich 2019", kSgdLr, std::vector{tau} + momentum_keys("0.9"), {sync},
+                local(true)));
+}
+
+void add_adam_family(Registry<OptimizerEntry>& reg) {
+  const auto adam = [](bool bias_correction) {
+    return [=](const std::string& n, KeyReader& r, CommonOptions c, const ParamLayout& l) {
+      return std::make_unique<Adam>(n, l, c, read_adam(r, bias_correction));
+    };
+  };
+  reg.add(entry("adam", {}, "Adam on the ring-averaged gradient", "Kingma & Ba 2015", kAdaptiveLr,
+                adam_keys(true), {kFull}, adam(true)));
+  reg.add(entry("bertadam", {}, "Adam as BERT's recipe configures it: no bias correction",
+                "Devlin et al. 2019", kAdaptiveLr, adam_keys(false), {kFull}, adam(false)));
+  reg.add(entry("lamb", {}, "LAMB on the ring-averaged gradient", "You et al. 2020", kAdaptiveLr,
+                adam_keys(true) + clip_keys("c_min", "0.01", "c_max", "10", "c_t"), {kFull},
+                [](const std::string&, KeyReader& r, CommonOptions c, const ParamLayout& l) {
+                  LambOptions o;
+                  o.adam = read_adam(r, true);
+                  read_clip(r, o.c_min, o.c_max, "c_min", "c_max");
+                  return std::make_unique<Lamb>(l, c, o);
+                }));
+}
+
+std::unique_ptr<Optimizer> build_onebit_adam(const std::string& name, KeyReader& r, CommonOptions c,
+                                             const ParamLayout& l) {
+  OnebitAdamOptions o;
+  const AdamOptions a = read_adam(r, false);
+  o.beta1 = a.beta1;
+  o.beta2 = a.beta2;
+  o.uncompressed_momentum = name == "onebit-adam-32bit";
+  if (!o.uncompressed_momentum) o.compressor = read_compressor(r);
+  const std::string freeze = r.text("freeze_step");
+  if (freeze == "auto") {
+    o.threshold = r.number("threshold");
+  } else {
+    o.freeze_step = r.integer("freeze_step");
+    if (r.has("threshold")) {
+      r.params().fail("key 'threshold' only applies with freeze_step=auto, but freeze_step = " +
+                      freeze);
+    }
+  }
+  return std::make_unique<OnebitAdam>(l, c, o);
+}
+
+std::unique_ptr<Optimizer> build_naive_onebit_adam(const std::string& name, KeyReader& r,
+                                                   CommonOptions c, const ParamLayout& l) {
+  const AdamOptions a = read_adam(r, true);
+  return std::make_unique<Adam>(name, l, c, a, read_compressor(r));
+}
+
+std::unique_ptr<Optimizer> build_onebit_lamb(const std::string&, KeyReader& r, CommonOptions c,
+                                             const ParamLayout& l) {
+  OnebitLambOptions o;
+  const AdamOptions a = read_adam(r, false);
+  o.beta1 = a.beta1;
+  o.beta2 = a.beta2;
+  o.beta3 = r.number("beta3");
+  o.freeze_step = r.integer("freeze_step");
+  read_clip(r, o.c_min, o.c_max, "c_min", "c_max");
+  read_clip(r, o.r_min, o.r_max, "r_min", "r_max");
+  o.r_threshold = r.number("r_threshold");
+  o.compressor = read_compressor(r);
+  return std::make_unique<OnebitLamb>(l, c, o);
+}
+
+std::unique_ptr<Optimizer> build_birder(const std::string& name, KeyReader& r, CommonOptions c,
+                                        const ParamLayout& l) {
+  BirderOptions o;
+  o.beta = static_cast<float>(r.number("beta"));
+  o.amsgrad_max = r.flag("amsgrad_max");
+  if (r.has("amsgrad_start") && !o.amsgrad_max) {
+    r.params().fail("key 'amsgrad_start' needs amsgrad_max=true");
+  }
+  o.amsgrad_start = r.integer("amsgrad_start");
+  o.compressor = read_compressor(r);
+  if (name == "birder") return std::make_unique<Birder>(l, c, o);
+  return std::make_unique<BirderHierarchical>(l, c, o);
+}
+
+void add_compressed_family(Registry<OptimizerEntry>& reg) {
+  const auto freeze = integer_key("freeze_step", "auto", 1, "warmup length T_w, or auto");
+  const auto threshold =
+      open_low_key("threshold", "0.96", 0, 1, "variance-ratio threshold (freeze_step=auto)");
+  const OptionKey sign = compressor_key("sign", "momentum compressor");
+  reg.add(entry("onebit-adam", {}, "1-bit Adam: Adam warmup, then compressed momentum",
+                "Tang et al. 2021, Alg. 1", kAdaptiveLr,
+                adam_keys(false) + std::vector{freeze, threshold, sign}, {kWarmup, kSignFlat},
+                build_onebit_adam));
+  reg.add(entry("onebit-adam-32bit", {}, "1-bit Adam with an uncompressed momentum average",
+                "Tang et al. 2021 (ablation)", kAdaptiveLr,
+                adam_keys(false) + std::vector{freeze, threshold},
+                {kWarmup, {"compression", CommPattern::kRing, ""}}, build_onebit_adam));
+  reg.add(entry("naive-onebit-adam", {}, "Adam on a compressed gradient average, never frozen",
+                "Tang et al. 2021, section 3.2", kAdaptiveLr,
+                adam_keys(true) + std::vector{compressor_key("sign", "gradient compressor")},
+                {kSignFlat}, build_naive_onebit_adam));
+  reg.add(entry(
+      "onebit-lamb", {}, "1-bit LAMB: LAMB warmup, then compressed momentum with frozen ratios",
+      "Li et al. 2022, Alg. 1", kAdaptiveLr,
+      adam_keys(false) +
+          std::vector{beta_key("beta3", "0.9", "coefficient of the ratio average"),
+                      integer_key("freeze_step", "", 1, "the warmup length T_w")} +
+          clip_keys("c_min", "0.01", "c_max", "10", "c_t") +
+          clip_keys("r_min", "0.5", "r_max", "4", "r_t") +
+          std::vector{range_key("r_threshold", "0.1", 0, 1, true, "ratio update threshold"), sign},
+      {kWarmup, kSignFlat}, build_onebit_lamb));
+  const std::vector<OptionKey> birder_keys = {
+      beta_key("beta", "0.95", "moment coefficient"),
+      flag_key("amsgrad_max", "false", "keep the running maximum of b"),
+      integer_key("amsgrad_start", "0", 0, "step T0 after which the maximum applies"),
+      compressor_key("binary", "update compressor")};
+  reg.add(entry("birder", {}, "Birder: binary-compressed m/(b+eps) over a flat allreduce",
+                "Peng et al. 2023, Alg. 1", kAdaptiveLr, birder_keys,
+                {{"compression", CommPattern::kCompressedFlat, "binary"}}, build_birder));
+  reg.add(entry("birder-hierarchical", {}, "Birder with the hierarchical compressed allreduce",
+                "Peng et al. 2023, section 4", kAdaptiveLr, birder_keys,
+                {{"compression", CommPattern::kCompressedHierarchical, "binary"}}, build_birder));
+}
+
+Registry<OptimizerEntry> make_registry() {
+  Registry<OptimizerEntry> reg("optimizer");
+  add_sgd_basics(reg);
+  add_adam_family(reg);
+  add_compressed_family(reg);
+  add_sgd_variants(reg);
+  return reg;
+}
+
+}  // namespace
+
+const Registry<OptimizerEntry>& optimizer_registry() {
+  static const Registry<OptimizerEntry> registry = make_registry();
+  return registry;
+}
+
+const std::vector<OptionKey>& common_optimizer_keys() {
+  static const std::vector<OptionKey> keys = {
+      non_negative_key("weight_decay", "0", "lambda, added to the update as lambda*x"),
+      positive_key("eps", "1e-8", "eta, the denominator guard"),
+      choice_key("wire", {"fp32", "fp16"}, "precision of the full-precision allreduce"),
+      integer_key("seed", "0", 0, "seed of stochastic compressors")};
+  return keys;
+}
+
+}  // namespace compopt
