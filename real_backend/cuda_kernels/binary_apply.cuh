@@ -2,7 +2,7 @@
 // The binary operator on groups of 8 elements: Philox draws for 8 consecutive global indices and
 // the coin flips. Shared by the worker encode (binary_kernels.cu) and the server step.
 
-#include "real_backend/cuda/kernel_common.cuh"
+#include "real_backend/cuda_kernels/kernel_common.cuh"
 
 namespace compopt::cuda::detail {
 

@@ -3,9 +3,9 @@
 #include <type_traits>
 
 #include "core/util/error.h"
-#include "real_backend/cuda/binary_apply.cuh"
-#include "real_backend/cuda/kernel_common.cuh"
-#include "real_backend/cuda/kernels.h"
+#include "real_backend/cuda_kernels/binary_apply.cuh"
+#include "real_backend/cuda_kernels/kernel_common.cuh"
+#include "real_backend/cuda_kernels/kernels.h"
 
 namespace compopt::cuda {
 namespace detail {

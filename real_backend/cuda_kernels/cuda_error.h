@@ -4,7 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "real_backend/cuda/gpu_context.h"
+#include "real_backend/cuda_kernels/gpu_context.h"
 
 namespace compopt::cuda {
 

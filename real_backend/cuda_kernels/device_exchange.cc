@@ -1,4 +1,4 @@
-#include "real_backend/cuda/device_exchange.h"
+#include "real_backend/cuda_kernels/device_exchange.h"
 
 #include <span>
 

@@ -10,7 +10,7 @@
 #include <cstddef>
 
 #include "core/comm/communicator.h"
-#include "real_backend/cuda/gpu_context.h"
+#include "real_backend/cuda_kernels/gpu_context.h"
 
 namespace compopt::cuda {
 

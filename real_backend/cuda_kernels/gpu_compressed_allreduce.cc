@@ -1,11 +1,11 @@
-#include "real_backend/cuda/gpu_compressed_allreduce.h"
+#include "real_backend/cuda_kernels/gpu_compressed_allreduce.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
 
 #include "core/util/error.h"
-#include "real_backend/cuda/device_exchange.h"
+#include "real_backend/cuda_kernels/device_exchange.h"
 
 namespace compopt::cuda {
 namespace {

@@ -16,8 +16,8 @@
 #include "core/comm/communicator.h"
 #include "core/compress/compressor.h"
 #include "core/compress/random_key.h"
-#include "real_backend/cuda/gpu_context.h"
-#include "real_backend/cuda/kernels.h"
+#include "real_backend/cuda_kernels/gpu_context.h"
+#include "real_backend/cuda_kernels/kernels.h"
 
 namespace compopt::cuda {
 

@@ -1,4 +1,4 @@
-#include "real_backend/cuda/gpu_context.h"
+#include "real_backend/cuda_kernels/gpu_context.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "real_backend/cuda/cuda_error.h"
+#include "real_backend/cuda_kernels/cuda_error.h"
 
 namespace compopt::cuda {
 

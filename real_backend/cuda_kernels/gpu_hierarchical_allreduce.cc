@@ -1,10 +1,10 @@
-#include "real_backend/cuda/gpu_hierarchical_allreduce.h"
+#include "real_backend/cuda_kernels/gpu_hierarchical_allreduce.h"
 
 #include <string>
 #include <vector>
 
 #include "core/util/error.h"
-#include "real_backend/cuda/device_exchange.h"
+#include "real_backend/cuda_kernels/device_exchange.h"
 
 namespace compopt::cuda {
 

@@ -12,7 +12,7 @@
 #include <span>
 
 #include "core/comm/collectives/hierarchical_allreduce.h"
-#include "real_backend/cuda/gpu_compressed_allreduce.h"
+#include "real_backend/cuda_kernels/gpu_compressed_allreduce.h"
 
 namespace compopt::cuda {
 

@@ -1,6 +1,6 @@
 #pragma once
-// Device helpers shared by the .cu files of real_backend/cuda: exact fp arithmetic (explicit
-// round-to-nearest intrinsics, so nvcc never contracts into FMAs the CPU does not use),
+// Device helpers shared by the .cu files of real_backend/cuda_kernels: exact fp arithmetic
+// (explicit round-to-nearest intrinsics, so nvcc never contracts into FMAs the CPU does not use),
 // 8-element loads/stores, the sign-bit decode, Philox draws, and the canonical chunked sum of
 // squares of the sign scale (kernels.h).
 
@@ -11,7 +11,7 @@
 
 #include "core/compress/philox.h"
 #include "core/compress/random_key.h"
-#include "real_backend/cuda/cuda_error.h"
+#include "real_backend/cuda_kernels/cuda_error.h"
 
 namespace compopt::cuda::detail {
 

@@ -1,4 +1,4 @@
-#include "real_backend/cuda/kernels.h"
+#include "real_backend/cuda_kernels/kernels.h"
 
 namespace compopt::cuda {
 

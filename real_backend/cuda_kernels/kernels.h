@@ -24,7 +24,7 @@
 
 #include "core/compress/compressor.h"
 #include "core/compress/random_key.h"
-#include "real_backend/cuda/gpu_context.h"
+#include "real_backend/cuda_kernels/gpu_context.h"
 
 namespace compopt::cuda {
 

@@ -2,7 +2,7 @@
 // Second pass of the sign encode (after the scale is known): bits, packed payload and, with error
 // feedback, the new error. Shared by the worker encode (sign_kernels.cu) and the server step.
 
-#include "real_backend/cuda/kernel_common.cuh"
+#include "real_backend/cuda_kernels/kernel_common.cuh"
 
 namespace compopt::cuda::detail {
 

@@ -2,9 +2,9 @@
 #include <string>
 
 #include "core/util/error.h"
-#include "real_backend/cuda/kernel_common.cuh"
-#include "real_backend/cuda/kernels.h"
-#include "real_backend/cuda/sign_apply.cuh"
+#include "real_backend/cuda_kernels/kernel_common.cuh"
+#include "real_backend/cuda_kernels/kernels.h"
+#include "real_backend/cuda_kernels/sign_apply.cuh"
 
 namespace compopt::cuda {
 namespace detail {

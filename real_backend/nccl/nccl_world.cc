@@ -7,7 +7,7 @@
 #include <span>
 
 #include "core/util/error.h"
-#include "real_backend/cuda/gpu_context.h"
+#include "real_backend/cuda_kernels/gpu_context.h"
 #include "real_backend/nccl/nccl_communicator.h"
 #include "real_backend/nccl/nccl_error.h"
 #include "real_backend/tcp/tcp_world.h"

@@ -11,7 +11,7 @@
 //
 // fn's Communicator is an NcclCommunicator (nccl_communicator.h); its gpu() context, also the
 // thread's cuda::rank_gpu() while fn runs, is the one the GPU compressed collectives of
-// real_backend/cuda should use. Failures propagate as in
+// real_backend/cuda_kernels should use. Failures propagate as in
 // run_tcp_rank / run_tcp_threads.
 
 #include <functional>

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "real_backend/cuda/gpu_context.h"
+#include "real_backend/cuda_kernels/gpu_context.h"
 
 // Ends the calling test as skipped, saying why, when no CUDA device is usable.
 #define COMPOPT_REQUIRE_GPU()                                               \

@@ -2,7 +2,7 @@
 // the canonical scale), binary (same Philox draws), fused error feedback, the server step and the
 // final decode. Skipped, with the reason, on machines without a CUDA device.
 
-#include "real_backend/cuda/kernels.h"
+#include "real_backend/cuda_kernels/kernels.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "core/compress/compressor.h"
 #include "core/compress/error_feedback.h"
 #include "core/util/error.h"
-#include "tests/real_backend/cuda/gpu_test_util.h"
+#include "tests/real_backend/cuda_kernels/gpu_test_util.h"
 
 namespace compopt::cuda::testing {
 namespace {

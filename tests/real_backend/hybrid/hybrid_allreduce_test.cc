@@ -2,8 +2,6 @@
 // allreduce against the CPU functions on the local backend, bit for bit: outputs on every rank,
 // error feedback and traffic counters. Skipped, with the reason, without a CUDA device.
 
-#ifdef COMPOPT_HAVE_HYBRID
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,16 +13,18 @@
 #include "core/comm/local/local_world.h"
 #include "core/compress/compressor.h"
 #include "core/util/error.h"
-#include "real_backend/cuda/gpu_compressed_allreduce.h"
-#include "real_backend/cuda/gpu_hierarchical_allreduce.h"
-#include "real_backend/cuda/hybrid_world.h"
+#include "real_backend/cuda_kernels/gpu_compressed_allreduce.h"
+#include "real_backend/cuda_kernels/gpu_hierarchical_allreduce.h"
+#include "real_backend/hybrid/hybrid_world.h"
 #include "tests/conformance/per_rank.h"
-#include "tests/real_backend/cuda/gpu_test_util.h"
+#include "tests/real_backend/cuda_kernels/gpu_test_util.h"
 
 namespace compopt::cuda::testing {
 namespace {
 
 using compopt::testing::PerRank;
+using hybrid::HybridCommunicator;
+using hybrid::run_hybrid_threads;
 
 constexpr int kSteps = 3;
 
@@ -103,7 +103,7 @@ TEST(HybridCompressedAllreduce, MatchesCpuOnEveryRankBitForBit) {
         });
         run_local(n, [&](Communicator& comm) { cpu_body(comm, nullptr); });
         run_hybrid_threads(
-            n, 0, [&](Communicator& comm, GpuContext& g) { gpu_body(comm, &g); }, quick_tcp());
+            n, 0, [&](HybridCommunicator& comm) { gpu_body(comm, &comm.gpu()); }, quick_tcp());
         expect_same(gpu, cpu, what);
         if (HasFatalFailure()) return;
       }
@@ -121,7 +121,8 @@ TEST(HybridCompressedAllreduce, DeviceStateApiMatchesHostDropIn) {
     PerRank<CompressedStepTimes> times(n);
     run_hybrid_threads(
         n, 0,
-        [&](Communicator& comm, GpuContext& gpu) {
+        [&](HybridCommunicator& comm) {
+          GpuContext& gpu = comm.gpu();
           CompressedAllreduceState host_state(d, n);
           GpuCompressedState device_state(gpu, d, n);
           DeviceBuffer x(d * sizeof(float));
@@ -164,7 +165,8 @@ TEST(HybridCompressedAllreduce, RejectsCompressorsWithoutKernels) {
   COMPOPT_REQUIRE_GPU();
   run_hybrid_threads(
       1, 0,
-      [&](Communicator& comm, GpuContext& gpu) {
+      [&](HybridCommunicator& comm) {
+        GpuContext& gpu = comm.gpu();
         std::vector<float> x(8, 1.0f);
         CompressedAllreduceState state(8, 1);
         EXPECT_THROW(
@@ -214,7 +216,7 @@ TEST(HybridHierarchicalAllreduce, MatchesCpuOnEveryRankBitForBit) {
         run_local(
             n, [&](Communicator& comm) { body(cpu, comm, nullptr); }, per_node);
         run_hybrid_threads(
-            n, per_node, [&](Communicator& comm, GpuContext& g) { body(gpu, comm, &g); },
+            n, per_node, [&](HybridCommunicator& comm) { body(gpu, comm, &comm.gpu()); },
             quick_tcp());
         expect_same(gpu, cpu, what);
         if (HasFatalFailure()) return;
@@ -228,8 +230,7 @@ TEST(HybridWorld, WithoutDeviceFailsWithTheReason) {
   if (device_count() > 0)
     GTEST_SKIP() << "a CUDA device is present (this test covers machines without one)";
   try {
-    run_hybrid_threads(2, 0,
-                       [](Communicator&, GpuContext&) { FAIL() << "rank ran without a GPU"; });
+    run_hybrid_threads(2, 0, [](HybridCommunicator&) { FAIL() << "rank ran without a GPU"; });
     FAIL() << "expected CudaError";
   } catch (const CudaError& e) {
     EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos) << e.what();
@@ -238,5 +239,3 @@ TEST(HybridWorld, WithoutDeviceFailsWithTheReason) {
 
 }  // namespace
 }  // namespace compopt::cuda::testing
-
-#endif  // COMPOPT_HAVE_HYBRID
