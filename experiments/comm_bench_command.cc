@@ -159,6 +159,14 @@ void report(const BenchOptions& o, int ranks, const std::vector<Row>& rows) {
 constexpr int kMaxRanks = 4096;  // local and sim: threads / simulated hosts of one machine
 constexpr double kMaxLocalMb = 16384;
 
+// A registry's --help lines, without the final newline (CLI11 ends the option itself).
+template <typename Entry>
+std::string option_help(const std::string& title, const Registry<Entry>& registry) {
+  std::string lines = registry.help_lines();
+  if (!lines.empty()) lines.pop_back();
+  return title + "\n" + lines;
+}
+
 // The registered backend of --backend, or InvalidArgument listing every backend.
 const BackendEntry& find_backend(const std::string& name) {
   try {
@@ -241,7 +249,7 @@ void register_comm_bench_command(CLI::App& app) {
       "comm-bench",
       "Time fp32 ring allreduce and compressed allreduce on a backend (local, sim; tcp, hybrid, "
       "nccl under `compopt launch`; mpi under mpirun); report algbw and busbw");
-  cmd->add_option("--backend", o->backend, "backend, one of:\n" + backend_registry().help_lines())
+  cmd->add_option("--backend", o->backend, option_help("backend, one of:", backend_registry()))
       ->capture_default_str();
   cmd->add_option("--ranks", o->ranks,
                   "ranks (local and sim; launched backends take it from the launcher)")
@@ -257,7 +265,7 @@ void register_comm_bench_command(CLI::App& app) {
   cmd->add_option("--sizes", o->sizes_mb, "vector sizes in MB (fp32)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--variants", o->variants, "variants, from:\n" + bench_variants().help_lines())
+  cmd->add_option("--variants", o->variants, option_help("variants, from:", bench_variants()))
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--iters", o->iters, "timed calls per size")->capture_default_str();
