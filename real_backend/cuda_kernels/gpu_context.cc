@@ -168,13 +168,4 @@ bool is_device_pointer(const void* p) {
   return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
 }
 
-namespace {
-thread_local GpuContext* t_rank_gpu = nullptr;
-}  // namespace
-
-GpuContext* rank_gpu() { return t_rank_gpu; }
-
-RankGpuScope::RankGpuScope(GpuContext& gpu) : previous_(t_rank_gpu) { t_rank_gpu = &gpu; }
-RankGpuScope::~RankGpuScope() { t_rank_gpu = previous_; }
-
 }  // namespace compopt::cuda

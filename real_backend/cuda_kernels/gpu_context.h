@@ -123,21 +123,4 @@ class GpuContext {
 // True when p points to device (or managed) memory of some device, false for host memory.
 bool is_device_pointer(const void* p);
 
-// The GPU context of the rank running on the calling thread: set by the hybrid and NCCL entry
-// points (hybrid_world.h, nccl_world.h) while the rank's function runs, nullptr elsewhere. Lets
-// code that only sees a Communicator (CLI variants, test hooks) find its rank's GPU.
-GpuContext* rank_gpu();
-
-// Makes `gpu` the calling thread's rank_gpu() until destroyed (then restores the previous one).
-class RankGpuScope {
- public:
-  explicit RankGpuScope(GpuContext& gpu);
-  ~RankGpuScope();
-  RankGpuScope(const RankGpuScope&) = delete;
-  RankGpuScope& operator=(const RankGpuScope&) = delete;
-
- private:
-  GpuContext* previous_;
-};
-
 }  // namespace compopt::cuda

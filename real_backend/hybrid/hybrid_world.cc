@@ -8,7 +8,6 @@ namespace {
 // The rank's GPU context and HybridCommunicator over the TCP world's transport.
 void run_on_device(Communicator& tcp_world, int device, const HybridFn& fn) {
   cuda::GpuContext gpu(device);
-  cuda::RankGpuScope scope(gpu);
   HybridCommunicator world(tcp_world.transport(), gpu);
   fn(world);
 }

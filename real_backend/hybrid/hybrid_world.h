@@ -9,9 +9,9 @@
 //                                                $LOCAL_RANK mod device count
 //   run_hybrid_threads(n, ranks_per_node, fn)    n ranks as threads (tests): rank r on device
 //                                                r mod device count
-// Each rank gets its own GpuContext (own stream), current on its thread and its rank_gpu() while
-// fn runs. Failures propagate as in run_tcp_rank / run_tcp_threads. Throws CudaError when no
-// CUDA device is usable.
+// Each rank gets its own GpuContext (own stream), its communicator's gpu() while fn runs.
+// Failures propagate as in run_tcp_rank / run_tcp_threads. Throws CudaError when no CUDA device
+// is usable.
 
 #include <functional>
 

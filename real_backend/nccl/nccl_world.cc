@@ -28,7 +28,6 @@ void run_on_device(Communicator& tcp_world, int device, double op_timeout_s,
                          tcp_world.size(), device)
                  .c_str());
   NcclCommunicator world(tcp_world.transport(), gpu, comm, op_timeout_s);
-  cuda::RankGpuScope scope(*gpu);
   fn(world);
 }
 
