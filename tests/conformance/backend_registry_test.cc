@@ -85,8 +85,12 @@ TEST(BackendRegistry, RefusesRankModesABackendLacks) {
   const WorldFn count = [&](Communicator&) { ++ran; };
   EXPECT_THAT(error_of([&] { backend_registry().get("local").run({.ranks = 0}, count); }),
               HasSubstr("expected ranks >= 1"));
-  EXPECT_THAT(error_of([&] { backend_registry().get("mpi").run({.ranks = 3}, count); }),
-              HasSubstr("one rank per process started by a launcher, not 3 ranks"));
+  // A launched-only backend (like mpi) refuses in-process ranks, whether or not mpi is built.
+  BackendEntry launched_only = backend_registry().get("local");
+  launched_only.name = "launched-only";
+  launched_only.traits = {.in_process = false, .launched = true, .trains = false};
+  EXPECT_THAT(error_of([&] { launched_only.run({.ranks = 3}, count); }),
+              HasSubstr("'launched-only' runs one rank per process started by a launcher, not 3"));
   EXPECT_THAT(error_of([&] { backend_registry().get("sim").run({.ranks = -2}, count); }),
               HasSubstr("-2 ranks, expected >= 1"));
   EXPECT_THAT(error_of([&] {
