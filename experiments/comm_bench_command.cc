@@ -1,8 +1,10 @@
-// `compopt comm-bench`: times fp32 ring allreduce and compressed allreduce on a
-// chosen backend (local threads, a simulated star of links, TCP ranks started by
-// `compopt launch`, or MPI ranks started by mpirun) and reports nccl-tests
-// algbw / busbw per size. On sim the time is simulated wire time only (local
-// compression work is not charged); on the real backends it is wall time.
+// `compopt comm-bench`: times fp32 ring allreduce and compressed allreduce on any
+// backend of the registry (local threads, a simulated star of links, TCP, hybrid or
+// NCCL ranks started by `compopt launch`, MPI ranks started by mpirun) and reports
+// nccl-tests algbw / busbw per size. Variants call the communicator's collectives, so
+// each backend runs its own version (the CUDA kernels for the compressed ones on
+// hybrid and nccl). On sim the time is simulated wire time only (local compression
+// work is not charged); on the real backends it is wall time.
 
 #include <fmt/format.h>
 
@@ -15,26 +17,11 @@
 #include <vector>
 
 #include "core/comm/collectives/compressed_allreduce.h"
-#include "core/comm/local/local_world.h"
 #include "core/util/error.h"
+#include "core/util/registry.h"
 #include "experiments/commands.h"
 #include "experiments/run_directory.h"
-#ifdef COMPOPT_HAVE_TCP
-#include "real_backend/tcp/tcp_world.h"
-#endif
-#ifdef COMPOPT_HAVE_MPI
-#include "real_backend/mpi/mpi_world.h"
-#endif
-#ifdef COMPOPT_HAVE_SIM
-#include "sim/sim_world.h"
-#endif
-#ifdef COMPOPT_HAVE_HYBRID
-#include "real_backend/cuda/bench_variants.h"
-#include "real_backend/cuda/hybrid_world.h"
-#endif
-#ifdef COMPOPT_HAVE_NCCL
-#include "real_backend/nccl/nccl_world.h"
-#endif
+#include "real_backend/backend_registry.h"
 
 namespace compopt::cli {
 namespace {
@@ -59,45 +46,62 @@ struct Row {
   uint64_t wire_bytes = 0;  // sent per rank per call
 };
 
-// One call of the variant on x (in place), with state kept across calls.
-std::function<void(Communicator&, std::vector<float>&, uint64_t)> make_variant(
-    const std::string& name) {
-  if (name == "allreduce-fp32") {
-    return
-        [](Communicator& c, std::vector<float>& x, uint64_t) { c.allreduce(x, ReduceOp::kMean); };
+// One call of a variant on x (in place), with state kept across calls.
+using Reduce = std::function<void(Communicator&, std::vector<float>&, uint64_t step)>;
+
+// A comm-bench variant: `make` builds a fresh Reduce (with its own state) per run.
+struct BenchVariant : RegistryEntry {
+  std::function<Reduce()> make;
+};
+
+// The compressed allreduce of `compressor` through the communicator, so every backend runs its
+// own version (the CUDA kernels on hybrid and nccl).
+Reduce compressed(const std::string& compressor_name) {
+  auto compressor = std::shared_ptr<Compressor>(make_compressor(compressor_name));
+  auto state = std::make_shared<CompressedAllreduceState>();
+  return [compressor, state](Communicator& c, std::vector<float>& x, uint64_t step) {
+    if (state->worker.size() != compressed_padded_length(x.size(), c.size())) {
+      *state = CompressedAllreduceState(x.size(), c.size());
+    }
+    c.compressed_allreduce(x, *compressor, *state, RandomKey{.seed = 3, .step = step});
+  };
+}
+
+const Registry<BenchVariant>& bench_variants() {
+  static const Registry<BenchVariant> registry = [] {
+    Registry<BenchVariant> r("comm-bench variant");
+    r.add({{"allreduce-fp32", {}, "ring allreduce (mean), fp32 on the wire"}, [] {
+             return Reduce([](Communicator& c, std::vector<float>& x, uint64_t) {
+               c.allreduce(x, ReduceOp::kMean);
+             });
+           }});
+    r.add({{"allreduce-fp16", {}, "ring allreduce (mean), fp16 on the wire"}, [] {
+             return Reduce([](Communicator& c, std::vector<float>& x, uint64_t) {
+               c.allreduce(x, ReduceOp::kMean, WirePrecision::kFp16);
+             });
+           }});
+    r.add({{"compressed-sign", {}, "compressed allreduce, sign compressor (1-bit Adam)"},
+           [] { return compressed("sign"); }});
+    r.add({{"compressed-binary", {}, "compressed allreduce, binary compressor (Birder)"},
+           [] { return compressed("binary"); }});
+    return r;
+  }();
+  return registry;
+}
+
+const BenchVariant& find_variant(const std::string& name) {
+  try {
+    return bench_variants().get(name);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("--variants: {}", e.what()));
   }
-  if (name == "allreduce-fp16") {
-    return [](Communicator& c, std::vector<float>& x, uint64_t) {
-      c.allreduce(x, ReduceOp::kMean, WirePrecision::kFp16);
-    };
-  }
-  if (name == "compressed-sign" || name == "compressed-binary") {
-    auto compressor =
-        std::shared_ptr<Compressor>(make_compressor(name == "compressed-sign" ? "sign" : "binary"));
-    auto state = std::make_shared<CompressedAllreduceState>();
-    return [compressor, state](Communicator& c, std::vector<float>& x, uint64_t step) {
-      if (state->worker.size() != compressed_padded_length(x.size(), c.size())) {
-        *state = CompressedAllreduceState(x.size(), c.size());
-      }
-      compressed_allreduce_mean(c, x, *compressor, *state, RandomKey{.seed = 3, .step = step});
-    };
-  }
-  throw InvalidArgument(
-      fmt::format("--variants: unknown variant '{}', expected allreduce-fp32, allreduce-fp16, "
-                  "compressed-sign or compressed-binary",
-                  name));
 }
 
 // Runs on every rank; returns the rows on rank 0 (empty elsewhere).
 std::vector<Row> bench(Communicator& comm, const BenchOptions& o) {
   std::vector<Row> rows;
   for (const std::string& name : o.variants) {
-    auto reduce = make_variant(name);
-#ifdef COMPOPT_HAVE_HYBRID
-    // hybrid and nccl: the vector lives on this rank's GPU, compression runs the CUDA kernels.
-    if (cuda::rank_gpu() != nullptr)
-      reduce = cuda::gpu_bench_variant(name, *cuda::rank_gpu(), reduce);
-#endif
+    const Reduce reduce = find_variant(name).make();
     for (double mb : o.sizes_mb) {
       const auto elements = static_cast<size_t>(mb * 1e6 / 4);
       std::vector<float> x(elements);
@@ -155,9 +159,30 @@ void report(const BenchOptions& o, int ranks, const std::vector<Row>& rows) {
 constexpr int kMaxRanks = 4096;  // local and sim: threads / simulated hosts of one machine
 constexpr double kMaxLocalMb = 16384;
 
-void run(const BenchOptions& o) {
+// A registry's --help lines, without the final newline (CLI11 ends the option itself).
+template <typename Entry>
+std::string option_help(const std::string& title, const Registry<Entry>& registry) {
+  std::string lines = registry.help_lines();
+  if (!lines.empty()) lines.pop_back();
+  return title + "\n" + lines;
+}
+
+// The registered backend of --backend, or InvalidArgument listing every backend.
+const BackendEntry& find_backend(const std::string& name) {
+  try {
+    return backend_registry().get(name);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("--backend {}: {}", name, e.what()));
+  }
+}
+
+// Throws InvalidArgument for the first bad option (before any rank starts).
+void check(const BenchOptions& o, const BackendEntry& backend) {
+  if (const std::string why = backend.available(); !why.empty())
+    throw InvalidArgument(fmt::format("--backend {}: {}", o.backend, why));
   if (o.iters < 1) throw InvalidArgument(fmt::format("--iters {}: expected >= 1", o.iters));
-  if ((o.backend == "local" || o.backend == "sim") && (o.ranks < 1 || o.ranks > kMaxRanks))
+  const bool in_process = !backend.traits.launched;  // the ranks are this process's threads
+  if (in_process && (o.ranks < 1 || o.ranks > kMaxRanks))
     throw InvalidArgument(fmt::format("--ranks {}: expected 1..{}", o.ranks, kMaxRanks));
   if (!(o.link_gbps > 0) || !std::isfinite(o.link_gbps))
     throw InvalidArgument(fmt::format("--link-gbps {}: expected a finite rate > 0", o.link_gbps));
@@ -179,7 +204,7 @@ void run(const BenchOptions& o) {
     if (!(mb > 0) || mb > 4096)
       throw InvalidArgument(fmt::format("--sizes {}: expected MB in (0, 4096]", mb));
   }
-  if (o.backend == "local" || o.backend == "sim") {  // every rank's vector lives in this process
+  if (in_process) {  // every rank's vector lives in this process
     const double largest = *std::max_element(o.sizes_mb.begin(), o.sizes_mb.end());
     if (largest * o.ranks > kMaxLocalMb) {
       throw InvalidArgument(
@@ -188,71 +213,32 @@ void run(const BenchOptions& o) {
                       largest, o.ranks, largest * o.ranks, kMaxLocalMb));
     }
   }
-  for (const auto& v : o.variants) make_variant(v);  // rejects unknown names before any work
-  auto body = [&o](Communicator& comm) {
+  for (const auto& v : o.variants) find_variant(v);  // rejects unknown names before any work
+}
+
+// In-process backends (local, sim) start --ranks ranks, each on its own node of the simulated
+// star; launched ones (tcp, mpi, hybrid, nccl) are one rank of the launcher's world.
+WorldOptions world_options(const BenchOptions& o, const BackendEntry& backend) {
+  WorldOptions world;
+  if (!backend.traits.launched) {
+    world.ranks = o.ranks;
+    world.gpus_per_node = backend.name == "sim" ? 1 : 0;
+  }
+  if (backend.name == "sim") {
+    world.extras = {{"link_gbps", o.link_gbps},
+                    {"latency_us", o.latency_us},
+                    {"link_efficiency", o.link_efficiency}};
+  }
+  return world;
+}
+
+void run(const BenchOptions& o) {
+  const BackendEntry& backend = find_backend(o.backend);
+  check(o, backend);
+  backend.run(world_options(o, backend), [&o](Communicator& comm) {
     const auto rows = bench(comm, o);
     if (comm.rank() == 0) report(o, comm.size(), rows);
-  };
-  if (o.backend == "local") {
-    LocalWorld({.ranks = o.ranks}).run(body);
-#ifdef COMPOPT_HAVE_SIM
-  } else if (o.backend == "sim") {
-    net::ClusterSpec cluster;
-    cluster.name = "comm-bench";
-    cluster.nodes = o.ranks;
-    cluster.gpus_per_node = 1;
-    cluster.inter_node_gbps = o.link_gbps;
-    cluster.inter_node_latency_s = o.latency_us * 1e-6;
-    cluster.inter_node_efficiency = o.link_efficiency;
-    sim::run_sim(cluster, o.ranks, 1, body);
-#endif
-#ifdef COMPOPT_HAVE_TCP
-  } else if (o.backend == "tcp") {
-    tcp::run_tcp_rank(tcp::tcp_options_from_env(), body);
-#endif
-#ifdef COMPOPT_HAVE_MPI
-  } else if (o.backend == "mpi") {
-    mpi::run_mpi(body, mpi::mpi_options_from_env());
-#endif
-#ifdef COMPOPT_HAVE_HYBRID
-  } else if (o.backend == "hybrid") {  // TCP ranks (compopt launch) sharing GPUs for the kernels
-    cuda::run_hybrid_rank(tcp::tcp_options_from_env(),
-                          [&](Communicator& comm, cuda::GpuContext&) { body(comm); });
-#endif
-#ifdef COMPOPT_HAVE_NCCL
-  } else if (o.backend == "nccl") {  // one GPU per rank, started by compopt launch
-    nccl::run_nccl_rank(tcp::tcp_options_from_env(), body);
-#endif
-  } else {
-    throw InvalidArgument(fmt::format(
-        "--backend {}: expected local{}{}{}{}{} (backends in this build)", o.backend,
-#ifdef COMPOPT_HAVE_SIM
-        ", sim",
-#else
-        "",
-#endif
-#ifdef COMPOPT_HAVE_TCP
-        ", tcp",
-#else
-        "",
-#endif
-#ifdef COMPOPT_HAVE_MPI
-        ", mpi",
-#else
-        "",
-#endif
-#ifdef COMPOPT_HAVE_HYBRID
-        ", hybrid",
-#else
-        "",
-#endif
-#ifdef COMPOPT_HAVE_NCCL
-        ", nccl"
-#else
-        ""
-#endif
-        ));
-  }
+  });
 }
 
 }  // namespace
@@ -261,12 +247,12 @@ void register_comm_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand(
       "comm-bench",
-      "Time fp32 ring allreduce and compressed allreduce on a backend (local, tcp under "
-      "`compopt launch`, mpi under mpirun); report algbw and busbw");
-  cmd->add_option("--backend", o->backend, "local | sim | tcp | mpi | hybrid | nccl (GPU builds)")
+      "Time fp32 ring allreduce and compressed allreduce on a backend (local, sim; tcp, hybrid, "
+      "nccl under `compopt launch`; mpi under mpirun); report algbw and busbw");
+  cmd->add_option("--backend", o->backend, option_help("backend, one of:", backend_registry()))
       ->capture_default_str();
   cmd->add_option("--ranks", o->ranks,
-                  "ranks (local and sim; tcp and mpi take it from the launcher)")
+                  "ranks (local and sim; launched backends take it from the launcher)")
       ->capture_default_str();
   cmd->add_option("--link-gbps", o->link_gbps, "sim: link rate of each rank's node, Gbit/s")
       ->capture_default_str();
@@ -279,8 +265,7 @@ void register_comm_bench_command(CLI::App& app) {
   cmd->add_option("--sizes", o->sizes_mb, "vector sizes in MB (fp32)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--variants", o->variants,
-                  "allreduce-fp32, allreduce-fp16, compressed-sign, compressed-binary")
+  cmd->add_option("--variants", o->variants, option_help("variants, from:", bench_variants()))
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--iters", o->iters, "timed calls per size")->capture_default_str();

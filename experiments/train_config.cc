@@ -18,13 +18,20 @@
 #include "core/util/error.h"
 #include "experiments/config_overrides.h"
 #include "net_models/cluster_presets.h"
+#include "real_backend/backend_registry.h"
 
 namespace compopt::cli {
 namespace {
 
 const std::vector<std::string> kTables = {"run", "task", "optimizer", "schedule"};
-const std::vector<std::string> kBuiltBackends = {"local", "sim"};
-const std::vector<std::string> kLaterBackends = {"tcp", "mpi", "nccl"};
+// Backends `compopt train` runs on (BackendTraits::trains), or the others (later issues).
+std::vector<std::string> train_backends(bool trains) {
+  std::vector<std::string> out;
+  for (const auto& b : backend_registry().entries()) {
+    if (b.traits.trains == trains) out.push_back(b.name);
+  }
+  return out;
+}
 const std::set<std::string> kStepKeys = {"freeze_step", "warmup_steps", "total_steps",
                                          "decay_every", "amsgrad_start"};
 
@@ -202,14 +209,12 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     if (key.rfind("run.", 0) == 0 || key.rfind("task.", 0) == 0) run_task[key] = value;
   }
   HyperParams hp("config", run_task);
-  std::vector<std::string> all_backends = kBuiltBackends;
-  all_backends.insert(all_backends.end(), kLaterBackends.begin(), kLaterBackends.end());
-  c.backend = hp.choice("run.backend", "local", all_backends);
-  if (std::find(kBuiltBackends.begin(), kBuiltBackends.end(), c.backend) == kBuiltBackends.end()) {
+  c.backend = hp.choice("run.backend", "local", backend_registry().names());
+  if (!backend_registry().get(c.backend).traits.trains) {
     hp.fail(
         fmt::format("key 'run.backend' = '{}': compopt train cannot run on that backend yet; built "
                     "backends for train: {} ({} are later issues)",
-                    c.backend, join(kBuiltBackends), join(kLaterBackends)));
+                    c.backend, join(train_backends(true)), join(train_backends(false))));
   }
   c.ranks = static_cast<int>(hp.integer("run.ranks", 1, 1));
   if (c.ranks > 4096) hp.fail(fmt::format("key 'run.ranks' = {}, expected at most 4096", c.ranks));

@@ -1,6 +1,7 @@
 #include "experiments/train_runner.h"
 
 #include "core/optim/optimizer_factory.h"
+#include "real_backend/backend_registry.h"
 #include "sim/sim_world.h"
 
 namespace compopt::cli {
@@ -13,14 +14,16 @@ TrainResult run_training(const TrainConfig& c, const TrainHooks& hooks) {
   const OptimizerFactory factory = [&c](const ParamLayout& layout) {
     return make_optimizer(c.optimizer, c.optimizer_params, layout);
   };
-  if (c.backend == "sim") {
-    const RankLauncher launch = [&c](const std::function<void(Communicator&)>& fn) {
-      sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
-    };
-    return train_with(launch, *c.task, factory, options, hooks);
-  }
-  return train_local(*c.task, factory, options,
-                     {.ranks = c.ranks, .ranks_per_node = c.gpus_per_node}, hooks);
+  // sim simulates the configured cluster preset, not the registered backend's star of links.
+  const RankLauncher launch =
+      c.backend == "sim" ? RankLauncher([&c](const WorldFn& fn) {
+        sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
+      })
+                         : RankLauncher([&c](const WorldFn& fn) {
+                             backend_registry().get(c.backend).run(
+                                 {.ranks = c.ranks, .gpus_per_node = c.gpus_per_node}, fn);
+                           });
+  return train_with(launch, *c.task, factory, options, hooks);
 }
 
 }  // namespace compopt::cli

@@ -35,7 +35,7 @@ else
   step "configure and build ($BUILD)"
   cmake -S . -B "$BUILD" -G Ninja -DCOMPOPT_WERROR=ON -DCOMPOPT_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-80-real;90}" ${NCCL_ROOT:+-DNCCL_ROOT="$NCCL_ROOT"} | grep -E 'compopt:|Error' || true
-  targets=(compopt_cuda_tests compopt_conformance_tests compopt_gpu_bench compopt)
+  targets=(compopt_cuda_tests compopt_hybrid_tests compopt_conformance_tests compopt_gpu_bench compopt)
   if grep -q '^COMPOPT_HAVE_NCCL:INTERNAL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null || \
      ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^compopt_nccl_tests:'; then
     HAVE_NCCL=1
@@ -57,6 +57,7 @@ gtest() {
 step "GPU tests"
 # *WithoutDevice* covers machines without a GPU and skips here by design.
 gtest cuda_tests "$BUILD/tests/compopt_cuda_tests" --gtest_filter='-*WithoutDevice*'
+gtest hybrid_tests "$BUILD/tests/compopt_hybrid_tests" --gtest_filter='-*WithoutDevice*'
 if ((HAVE_NCCL)); then
   gtest nccl_tests "$BUILD/tests/compopt_nccl_tests" --gtest_filter='-*WithoutDevice*'
 else
@@ -77,14 +78,16 @@ else
   # (shared-memory hazards and barriers inside a kernel) run on the single-threaded kernel
   # tests: under racecheck the hybrid test, whose ranks are threads exchanging over TCP, did
   # not finish within 7 minutes on an H100.
-  for tool in memcheck racecheck synccheck; do
-    filter='KernelsTest.*'
-    [[ $tool == memcheck ]] && filter+=':HybridCompressedAllreduce.DeviceStateApiMatchesHostDropIn'
-    if timeout 600 "$SANITIZER" --tool "$tool" --error-exitcode 3 "$BUILD/tests/compopt_cuda_tests" \
-         --gtest_filter="$filter" >"$LOG/sanitizer-$tool.log" 2>&1; then
-      echo "compute-sanitizer $tool: clean"
+  runs=("memcheck compopt_cuda_tests KernelsTest.*"
+        "memcheck compopt_hybrid_tests HybridCompressedAllreduce.DeviceStateApiMatchesHostDropIn"
+        "racecheck compopt_cuda_tests KernelsTest.*" "synccheck compopt_cuda_tests KernelsTest.*")
+  for run in "${runs[@]}"; do
+    read -r tool binary filter <<<"$run"
+    if timeout 600 "$SANITIZER" --tool "$tool" --error-exitcode 3 "$BUILD/tests/$binary" \
+         --gtest_filter="$filter" >"$LOG/sanitizer-$tool-$binary.log" 2>&1; then
+      echo "compute-sanitizer $tool ($binary): clean"
     else
-      fail "compute-sanitizer $tool (see $LOG/sanitizer-$tool.log)"
+      fail "compute-sanitizer $tool $binary (see $LOG/sanitizer-$tool-$binary.log)"
     fi
   done
 fi

@@ -10,6 +10,8 @@
 #include "core/comm/collectives/alltoall.h"
 #include "core/comm/collectives/barrier.h"
 #include "core/comm/collectives/broadcast.h"
+#include "core/comm/collectives/compressed_allreduce.h"
+#include "core/comm/collectives/hierarchical_allreduce.h"
 #include "core/comm/collectives/reduce_scatter.h"
 #include "core/comm/collectives/ring_allreduce.h"
 #include "core/util/error.h"
@@ -136,6 +138,19 @@ void Communicator::broadcast(std::span<std::byte> data, int root) {
 void Communicator::barrier() {
   TrafficCounters::Scope scope(traffic(), "barrier");
   dissemination_barrier(*this);
+}
+
+void Communicator::compressed_allreduce(std::span<float> data, const Compressor& compressor,
+                                        CompressedAllreduceState& state, RandomKey key) {
+  compressed_allreduce_mean(*this, data, compressor, state, key);
+}
+
+void Communicator::hierarchical_compressed_allreduce(HierarchicalGroups& groups,
+                                                     std::span<float> data,
+                                                     const Compressor& compressor,
+                                                     CompressedAllreduceState& state, RandomKey key,
+                                                     const ShardTransform& transform) {
+  hierarchical_compressed_allreduce_mean(groups, data, compressor, state, key, transform);
 }
 
 Communicator::SplitPlan Communicator::plan_split(int color, int key, uint32_t& next_context) {

@@ -5,12 +5,16 @@
 //
 // Collectives are implemented once in core/comm/collectives/ on top of send/recv;
 // a backend may subclass and override one with a native call that gives
-// identical results. All ranks of the group must call a collective in the same
+// identical results. The compressed allreduces (flat and hierarchical) are
+// collectives too: optimizers call them through this class, so a backend with
+// GPU kernels (real_backend/hybrid, real_backend/nccl) runs its version in
+// production code. All ranks of the group must call a collective in the same
 // order with matching sizes; mismatches raise CommError or InvalidArgument.
 // Not thread-safe: each rank drives its own Communicator from one thread.
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -18,8 +22,17 @@
 #include "core/comm/reduce_op.h"
 #include "core/comm/traffic.h"
 #include "core/comm/transport.h"
+#include "core/compress/random_key.h"
 
 namespace compopt {
+
+class Compressor;
+struct CompressedAllreduceState;
+struct HierarchicalGroups;
+
+// Runs on a rank's shard inside the hierarchical compressed allreduce (see
+// collectives/hierarchical_allreduce.h); `offset` is the shard's first element.
+using ShardTransform = std::function<void(std::span<float> shard, size_t offset)>;
 
 class Communicator {
  public:
@@ -58,6 +71,18 @@ class Communicator {
   virtual void alltoall(std::span<const std::byte> send_data, std::span<std::byte> recv_data);
   virtual void broadcast(std::span<std::byte> data, int root);
   virtual void barrier();
+
+  // data := the compressed mean over this group, with error feedback in `state`
+  // (contract of collectives/compressed_allreduce.h). Default: the CPU algorithm;
+  // overrides must give bit-identical results, state and traffic.
+  virtual void compressed_allreduce(std::span<float> data, const Compressor& compressor,
+                                    CompressedAllreduceState& state, RandomKey key);
+  // data := the hierarchical compressed mean over every rank of `groups`, which were
+  // split from this communicator (contract of collectives/hierarchical_allreduce.h).
+  virtual void hierarchical_compressed_allreduce(HierarchicalGroups& groups, std::span<float> data,
+                                                 const Compressor& compressor,
+                                                 CompressedAllreduceState& state, RandomKey key,
+                                                 const ShardTransform& transform = {});
 
   // Collective over this group. Ranks passing the same color >= 0 form a new
   // group ordered by (key, rank); kUndefinedColor returns nullptr.

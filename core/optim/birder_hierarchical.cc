@@ -63,7 +63,7 @@ void BirderHierarchical::do_step(std::span<float> params, std::span<const float>
   RandomKey key;
   key.seed = options().seed;
   key.step = static_cast<uint64_t>(t_);
-  hierarchical_compressed_allreduce_mean(*groups_, u_, *compressor_, *ef_, key, transform);
+  comm.hierarchical_compressed_allreduce(*groups_, u_, *compressor_, *ef_, key, transform);
   apply_update(params, u_, lr, static_cast<float>(options().weight_decay));
 }
 

@@ -12,7 +12,7 @@ void CompressedChannel::allreduce_mean(Communicator& comm, std::span<float> data
   RandomKey key;
   key.seed = seed_;
   key.step = static_cast<uint64_t>(step);
-  compressed_allreduce_mean(comm, data, *compressor_, *state_, key);
+  comm.compressed_allreduce(data, *compressor_, *state_, key);
 }
 
 void CompressedChannel::save(OptimizerState& state, const std::string& prefix) const {

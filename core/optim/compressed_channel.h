@@ -22,8 +22,9 @@ class CompressedChannel {
   CompressedChannel(const std::string& compressor_spec, uint64_t seed);
 
   // data := compressed mean over comm of every rank's data (identical result
-  // on every rank). Throws InvalidArgument when restored EF state was sized
-  // for another vector length or group size.
+  // on every rank), through comm.compressed_allreduce: the backend's version
+  // (the CUDA kernels on hybrid and nccl, the CPU algorithm elsewhere). Throws InvalidArgument when
+  // restored EF state was sized for another vector length or group size.
   void allreduce_mean(Communicator& comm, std::span<float> data, int64_t step);
 
   const Compressor& compressor() const { return *compressor_; }

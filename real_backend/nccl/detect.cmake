@@ -1,4 +1,4 @@
-# NCCL detection, included from the top-level CMakeLists.txt after real_backend/cuda/detect.cmake.
+# NCCL detection, included from the top-level CMakeLists.txt after real_backend/cuda_kernels/detect.cmake.
 #
 # Looked for only when CUDA was found, in: NCCL_ROOT (CMake or environment variable), the CUDA
 # toolkit, system paths, and the nvidia/nccl directory of the `nvidia-nccl-cu*` Python wheel

@@ -8,9 +8,12 @@
 #include <chrono>
 #include <thread>
 
+#include "core/comm/collectives/hierarchical_allreduce.h"
 #include "core/util/error.h"
-#include "real_backend/cuda/cuda_error.h"
-#include "real_backend/cuda/kernels.h"
+#include "real_backend/cuda_kernels/cuda_error.h"
+#include "real_backend/cuda_kernels/gpu_compressed_allreduce.h"
+#include "real_backend/cuda_kernels/gpu_hierarchical_allreduce.h"
+#include "real_backend/cuda_kernels/kernels.h"
 #include "real_backend/nccl/nccl_error.h"
 #include "real_backend/nccl/ring_traffic.h"
 
@@ -262,6 +265,27 @@ std::unique_ptr<Communicator> NcclCommunicator::split(int color, int key) {
   if (color == kUndefinedColor) return nullptr;
   return std::unique_ptr<Communicator>(new NcclCommunicator(
       transport(), std::move(plan.members), plan.context, state_, gpu_, sub, op_timeout_s_));
+}
+
+void NcclCommunicator::compressed_allreduce(std::span<float> data, const Compressor& compressor,
+                                            CompressedAllreduceState& state, RandomKey key) {
+  if (!cuda::codec_for(compressor)) {
+    Communicator::compressed_allreduce(data, compressor, state, key);
+    return;
+  }
+  cuda::compressed_allreduce_mean(*gpu_, *this, data, compressor, state, key);
+}
+
+void NcclCommunicator::hierarchical_compressed_allreduce(
+    HierarchicalGroups& groups, std::span<float> data, const Compressor& compressor,
+    CompressedAllreduceState& state, RandomKey key, const ShardTransform& transform) {
+  if (!cuda::codec_for(compressor)) {
+    Communicator::hierarchical_compressed_allreduce(groups, data, compressor, state, key,
+                                                    transform);
+    return;
+  }
+  cuda::hierarchical_compressed_allreduce_mean(*gpu_, groups, data, compressor, state, key,
+                                               transform);
 }
 
 }  // namespace compopt::nccl

@@ -1,6 +1,6 @@
 #pragma once
 // NcclCommunicator: the Communicator of one rank of an NCCL world (one GPU per rank; NCCL refuses
-// two ranks of a communicator on one device: use hybrid mode, real_backend/cuda/hybrid_world.h,
+// two ranks of a communicator on one device: use hybrid mode, real_backend/hybrid/hybrid_world.h,
 // to run many ranks on one GPU).
 //
 // Native NCCL collectives: allreduce (fp32 sum; the mean divides the sum by n on the GPU),
@@ -12,6 +12,9 @@
 // Falls back to the CPU ring over the bootstrap transport for fp16 wire precision (NCCL's half
 // reduction rounds partial sums differently). Point-to-point send/recv also use that transport.
 // Traffic counters record what the CPU algorithms would send for the same call (ring_traffic.h).
+// The compressed allreduces (flat and hierarchical) run the CUDA kernels of
+// real_backend/cuda_kernels on gpu() for sign and binary, the CPU algorithm for other
+// compressors.
 //
 // Every call waits for its NCCL operation; a failed or timed-out operation (op_timeout_s) aborts
 // the NCCL communicator and throws CommError naming the operation and NCCL's error. As with every
@@ -23,8 +26,8 @@
 #include <vector>
 
 #include "core/comm/communicator.h"
-#include "real_backend/cuda/device_exchange.h"
-#include "real_backend/cuda/gpu_context.h"
+#include "real_backend/cuda_kernels/device_exchange.h"
+#include "real_backend/cuda_kernels/gpu_context.h"
 
 struct ncclComm;  // nccl.h's ncclComm_t is ncclComm*
 
@@ -47,6 +50,12 @@ class NcclCommunicator : public Communicator, public cuda::AcceptsDeviceBuffers 
   void broadcast(std::span<std::byte> data, int root) override;
   void barrier() override;
   std::unique_ptr<Communicator> split(int color, int key) override;
+  void compressed_allreduce(std::span<float> data, const Compressor& compressor,
+                            CompressedAllreduceState& state, RandomKey key) override;
+  void hierarchical_compressed_allreduce(HierarchicalGroups& groups, std::span<float> data,
+                                         const Compressor& compressor,
+                                         CompressedAllreduceState& state, RandomKey key,
+                                         const ShardTransform& transform = {}) override;
 
   cuda::GpuContext& gpu() { return *gpu_; }
   ncclComm* nccl_comm() const { return comm_; }

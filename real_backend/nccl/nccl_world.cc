@@ -7,7 +7,7 @@
 #include <span>
 
 #include "core/util/error.h"
-#include "real_backend/cuda/gpu_context.h"
+#include "real_backend/cuda_kernels/gpu_context.h"
 #include "real_backend/nccl/nccl_communicator.h"
 #include "real_backend/nccl/nccl_error.h"
 #include "real_backend/tcp/tcp_world.h"
@@ -28,7 +28,6 @@ void run_on_device(Communicator& tcp_world, int device, double op_timeout_s,
                          tcp_world.size(), device)
                  .c_str());
   NcclCommunicator world(tcp_world.transport(), gpu, comm, op_timeout_s);
-  cuda::RankGpuScope scope(*gpu);
   fn(world);
 }
 

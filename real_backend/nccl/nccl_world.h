@@ -9,10 +9,9 @@
 //   run_nccl_threads(n, ranks_per_node, fn)     n ranks as threads, rank r on device r (tests;
 //                                               needs n <= device count)
 //
-// fn's Communicator is an NcclCommunicator (nccl_communicator.h); its gpu() context, also the
-// thread's cuda::rank_gpu() while fn runs, is the one the GPU compressed collectives of
-// real_backend/cuda should use. Failures propagate as in
-// run_tcp_rank / run_tcp_threads.
+// fn's Communicator is an NcclCommunicator (nccl_communicator.h); its gpu() context is the one
+// its compressed collectives run the kernels of real_backend/cuda_kernels on. Failures propagate as
+// in run_tcp_rank / run_tcp_threads.
 
 #include <functional>
 #include <string>

@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "core/comm/local/local_world.h"
-#include "real_backend/cuda/gpu_compressed_allreduce.h"
-#include "real_backend/cuda/kernels.h"
+#include "real_backend/cuda_kernels/gpu_compressed_allreduce.h"
+#include "real_backend/cuda_kernels/kernels.h"
 
 namespace compopt::cuda::bench {
 namespace {

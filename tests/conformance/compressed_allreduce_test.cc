@@ -44,8 +44,8 @@ TEST_P(CompressedConformance, MatchesReferenceBitForBitOnEveryRank) {
       CompressedAllreduceState state(count(), comm.size());
       for (int t = 0; t < kSteps; ++t) {
         auto x = smooth_input(comm.rank(), t, count());
-        backend().compressed_allreduce(comm, x, *compressor, state,
-                                       RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
+        comm.compressed_allreduce(x, *compressor, state,
+                                  RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
         out[comm.rank()].push_back(x);
       }
     });
@@ -76,8 +76,8 @@ TEST_P(CompressedConformance, ErrorFeedbackTelescopes) {
     std::vector<double> acc(count(), 0.0);
     for (int t = 0; t < kLongSteps; ++t) {
       auto x = smooth_input(comm.rank(), t, count());
-      backend().compressed_allreduce(comm, x, *compressor, state,
-                                     RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
+      comm.compressed_allreduce(x, *compressor, state,
+                                RandomKey{.seed = kSeed, .step = static_cast<uint64_t>(t)});
       for (size_t i = 0; i < count(); ++i) acc[i] += x[i];
     }
     sum_out[comm.rank()] = acc;
@@ -107,7 +107,7 @@ TEST_P(CompressedConformance, TrafficMatchesSpecByteCounts) {
       CompressedAllreduceState state(count(), comm.size());
       auto x = smooth_input(comm.rank(), 0, count());
       comm.traffic().reset();
-      backend().compressed_allreduce(comm, x, *compressor, state, RandomKey{});
+      comm.compressed_allreduce(x, *compressor, state, RandomKey{});
       tally[comm.rank()] = comm.traffic().of("compressed_allreduce");
       EXPECT_EQ(comm.traffic().total(), tally[comm.rank()])
           << "all bytes labelled compressed_allreduce";

@@ -1,5 +1,5 @@
 #pragma once
-// Parameter grid of the conformance suite: backend x world size 1..9 x element
+// Parameter grid of the conformance suite: backend (backends.h) x world size 1..9 x element
 // count (0, 1, 7 and 1003, which no 8n divides).
 
 #include <gmock/gmock.h>
@@ -48,7 +48,7 @@ inline std::vector<float> integer_inputs(int rank, size_t count) {
 
 class ConformanceTest : public ::testing::TestWithParam<GridPoint> {
  protected:
-  const Backend& backend() const { return conformance_backends()[GetParam().backend]; }
+  const ConformanceBackend& backend() const { return conformance_backends()[GetParam().backend]; }
   int ranks() const { return GetParam().ranks; }
   size_t count() const { return GetParam().count; }
   void run(const std::function<void(Communicator&)>& fn, int ranks_per_node = 0) const {

@@ -24,7 +24,7 @@ class HierarchicalConformance : public ::testing::TestWithParam<Shape> {
   int nodes() const { return GetParam().nodes; }
   int per_node() const { return GetParam().per_node; }
   int ranks() const { return nodes() * per_node(); }
-  const Backend& backend() const { return conformance_backends()[GetParam().backend]; }
+  const ConformanceBackend& backend() const { return conformance_backends()[GetParam().backend]; }
   void run(const std::function<void(Communicator&)>& fn) const {
     backend().run(ranks(), per_node(), fn);
   }
@@ -47,9 +47,9 @@ TEST_P(HierarchicalConformance, EqualsFlatReferenceOnEachNodeAveragedShard) {
       auto state = hierarchical_state(d, groups);
       for (int t = 0; t < 3; ++t) {
         auto x = input(comm.rank(), t, d);
-        backend().hierarchical_allreduce(groups, x, *compressor, state,
-                                         RandomKey{.seed = 9, .step = static_cast<uint64_t>(t)},
-                                         {});
+        comm.hierarchical_compressed_allreduce(
+            groups, x, *compressor, state, RandomKey{.seed = 9, .step = static_cast<uint64_t>(t)},
+            {});
         out[comm.rank()].push_back(x);
       }
     });
@@ -130,11 +130,11 @@ TEST_P(HierarchicalConformance, InterNodeBytesAgainstFlat) {
     auto x = input(comm.rank(), 0, d);
     CompressedAllreduceState flat_state(d, comm.size());
     comm.traffic().reset();
-    backend().compressed_allreduce(comm, x, *compressor, flat_state, RandomKey{});
+    comm.compressed_allreduce(x, *compressor, flat_state, RandomKey{});
     flat[comm.rank()] = comm.traffic().total();
     auto state = hierarchical_state(d, groups);
     comm.traffic().reset();
-    backend().hierarchical_allreduce(groups, x, *compressor, state, RandomKey{}, {});
+    comm.hierarchical_compressed_allreduce(groups, x, *compressor, state, RandomKey{}, {});
     hier[comm.rank()] = comm.traffic().total();
   });
   uint64_t flat_inter = 0, hier_inter = 0;

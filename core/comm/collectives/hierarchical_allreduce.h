@@ -34,9 +34,9 @@ struct HierarchicalGroups {
 
 size_t hierarchical_padded_length(size_t d, int nodes, int ranks_per_node);
 
-// Runs on this rank's shard after the intra-node averaging; `offset` is the
-// shard's first element in the padded vector. May rewrite the shard in place.
-using ShardTransform = std::function<void(std::span<float> shard, size_t offset)>;
+// ShardTransform (communicator.h) runs on this rank's shard after the intra-node
+// averaging; `offset` is the shard's first element in the padded vector. It may
+// rewrite the shard in place.
 
 // State of one rank: EF for its shard (length D/m worker, D/(m N) server).
 CompressedAllreduceState hierarchical_state(size_t d, const HierarchicalGroups& groups);

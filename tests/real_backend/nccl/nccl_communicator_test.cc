@@ -20,12 +20,12 @@
 #include "core/comm/local/local_world.h"
 #include "core/compress/compressor.h"
 #include "core/util/error.h"
-#include "real_backend/cuda/gpu_compressed_allreduce.h"
-#include "real_backend/cuda/gpu_hierarchical_allreduce.h"
+#include "real_backend/cuda_kernels/gpu_compressed_allreduce.h"
+#include "real_backend/cuda_kernels/gpu_hierarchical_allreduce.h"
 #include "real_backend/nccl/nccl_error.h"
 #include "real_backend/nccl/nccl_world.h"
 #include "tests/conformance/per_rank.h"
-#include "tests/real_backend/cuda/gpu_test_util.h"
+#include "tests/real_backend/cuda_kernels/gpu_test_util.h"
 
 namespace compopt::nccl {
 namespace {
