@@ -24,6 +24,7 @@ struct Options {
   std::vector<std::string> sets;
   int jobs = 0;
   std::string out;
+  bool overwrite = false;
 };
 
 class Progress {
@@ -76,16 +77,18 @@ void run(const Options& o) {
   if (o.jobs < 0)
     throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
   const int jobs = parallel_jobs(o.jobs);
-  RunDirectory dir("sweep", o.out);
+  RunDirectory dir("sweep", o.out, out_mode(o.overwrite));
   fmt::print("compopt sweep: {} scenarios from {}, {} at a time\n", scenarios.size(), o.config,
              jobs);
-  std::string csv = sim::scenario_csv_header();
-  for (const std::string& rows : run_all(scenarios, jobs)) csv += rows;
-  dir.write_file("sweep.csv", csv);
   dir.write_run_json({{"config_file", o.config},
                       {"config", config.resolved},
                       {"scenarios", scenarios.size()},
                       {"backend", "sim"}});
+  dir.run([&] {
+    std::string csv = sim::scenario_csv_header();
+    for (const std::string& rows : run_all(scenarios, jobs)) csv += rows;
+    dir.write_file("sweep.csv", csv);
+  });
   fmt::print("wrote {}/sweep.csv ({} scenarios) and run.json\n", dir.path().string(),
              scenarios.size());
 }
@@ -101,6 +104,7 @@ void register_sweep_command(CLI::App& app) {
   cmd->add_option("--set", o->sets, "override a config key, e.g. --set sweep.gpus=[8,16]");
   cmd->add_option("--jobs", o->jobs, "parallel scenarios (0 = all cores)")->capture_default_str();
   cmd->add_option("--out", o->out, "run directory (default runs/sweep-<time>)");
+  add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o] { run(*o); });
 }
 

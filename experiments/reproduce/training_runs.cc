@@ -3,14 +3,15 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "core/train/step_record.h"
+#include "core/util/file_io.h"
 #include "experiments/forked_jobs.h"
 #include "experiments/run_directory.h"
 #include "experiments/train_config.h"
+#include "experiments/train_resume.h"
 #include "experiments/train_runner.h"
 
 namespace compopt::cli::reproduce {
@@ -38,13 +39,6 @@ fs::path run_folder(const StudyContext& context, const std::string& optimizer, i
   return context.dir.parent_path() / "training" / fmt::format("{}-seed{}", optimizer, seed);
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string layers_csv(const TrainConfig& config, const std::vector<StepRecord>& records) {
   std::ostringstream csv;
   csv << "step,stage,layer,layer_name,coefficient,ratio\n";
@@ -64,13 +58,12 @@ std::string layers_csv(const TrainConfig& config, const std::vector<StepRecord>&
 void train_one(const StudyContext& context, const std::string& optimizer, int seed) {
   const TrainConfig config = load_train_config("", training_overrides(context, optimizer, seed));
   const TrainResult result = run_training(config);
-  RunDirectory dir("train", run_folder(context, optimizer, seed).string());
-  std::ostringstream metrics;
-  metrics << metrics_csv_header() << "\n";
-  for (const StepRecord& r : result.records) metrics << metrics_csv_row(r) << "\n";
-  dir.write_file("layers.csv", layers_csv(config, result.records));
-  dir.write_run_json(config.to_json());
-  dir.write_file("metrics.csv", metrics.str());  // last: marks the run complete
+  RunDirectory dir("train", run_folder(context, optimizer, seed).string(), OutMode::kInside);
+  dir.run([&] {
+    dir.write_file("layers.csv", layers_csv(config, result.records));
+    dir.write_run_json(config.to_json());
+    dir.write_file("metrics.csv", metrics_csv(result.records));  // last: marks the run complete
+  });
 }
 
 }  // namespace
@@ -139,8 +132,8 @@ std::vector<TrainingRun> training_runs(const StudyContext& context,
     const fs::path folder = run_folder(context, optimizer, seed);
     runs.push_back(
         {optimizer, seed,
-         CsvTable::parse(read_text(folder / "metrics.csv"), (folder / "metrics.csv").string()),
-         CsvTable::parse(read_text(folder / "layers.csv"), (folder / "layers.csv").string())});
+         CsvTable::parse(read_text_file(folder / "metrics.csv"), (folder / "metrics.csv").string()),
+         CsvTable::parse(read_text_file(folder / "layers.csv"), (folder / "layers.csv").string())});
   }
   return runs;
 }
