@@ -16,6 +16,7 @@
 
 #include "core/comm/collectives/compressed_allreduce.h"
 #include "core/comm/local/local_world.h"
+#include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "experiments/commands.h"
 #include "experiments/run_directory.h"
@@ -133,16 +134,24 @@ void report(const BenchOptions& o, int ranks, const std::vector<Row>& rows) {
                o.backend, ranks, o.iters, o.warmup);
     fmt::print("{:<18} {:>10} {:>12} {:>12} {:>12} {:>14}\n", "variant", "size MB", "time ms",
                "algbw GB/s", "busbw GB/s", "wire B/rank");
-    std::ostringstream csv;
-    csv << "backend,ranks,variant,bytes,seconds,algbw_gbps,busbw_gbps,wire_bytes_per_rank\n";
+    // Bandwidths in gigabytes (1e9 bytes) per second, as NCCL's tests report them.
+    static const CsvSchema schema("comm_bench.csv", {{"backend"},
+                                                     {"ranks"},
+                                                     {"variant"},
+                                                     {"bytes"},
+                                                     {"seconds", "{:.6e}"},
+                                                     {"algbw_GBps", "{:.6f}"},
+                                                     {"busbw_GBps", "{:.6f}"},
+                                                     {"wire_bytes_per_rank"}});
+    CsvWriter csv(schema);
     for (const Row& r : rows) {
       const double algbw = static_cast<double>(r.bytes) / r.seconds / 1e9;
       fmt::print("{:<18} {:>10.2f} {:>12.3f} {:>12.3f} {:>12.3f} {:>14}\n", r.variant,
                  r.bytes / 1e6, 1e3 * r.seconds, algbw, algbw * factor, r.wire_bytes);
-      csv << fmt::format("{},{},{},{},{:.6e},{:.6f},{:.6f},{}\n", o.backend, ranks, r.variant,
-                         r.bytes, r.seconds, algbw, algbw * factor, r.wire_bytes);
+      csv.add(
+          {o.backend, ranks, r.variant, r.bytes, r.seconds, algbw, algbw * factor, r.wire_bytes});
     }
-    dir.write_file("comm_bench.csv", csv.str());
+    dir.write_file("comm_bench.csv", csv.text());
     auto meta =
         nlohmann::json{{"backend", o.backend},   {"ranks", ranks},   {"sizes_mb", o.sizes_mb},
                        {"variants", o.variants}, {"iters", o.iters}, {"warmup", o.warmup}};

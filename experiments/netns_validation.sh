@@ -213,7 +213,7 @@ done
 # One CSV: source (tcp, sim, local, sim+local), link rate (0 for local), comm-bench's columns,
 # then the added one-way latency.
 {
-  echo "source,link_mbit,backend,ranks,variant,bytes,seconds,algbw_gbps,busbw_gbps,wire_bytes_per_rank,added_latency_us"
+  echo "source,link_mbit,backend,ranks,variant,bytes,seconds,algbw_GBps,busbw_GBps,wire_bytes_per_rank,added_latency_us"
   for f in "$OUT"/tcp_n*/comm_bench.csv "$OUT"/sim_n*/comm_bench.csv "$OUT"/local_n*/comm_bench.csv; do
     [[ -f $f ]] || continue
     d=$(basename "$(dirname "$f")")

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "experiments/commands.h"
 #include "experiments/run_directory.h"
@@ -49,13 +50,12 @@ void run_profile(const Options& o) {
     fmt::print("{:<12} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
                "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
                "samples/s");
-    std::ostringstream csv;
-    csv << sim::scenario_csv_header();
+    std::string csv = sim::scenario_csv_header();
     for (const sim::StageTiming& t : sim::simulate_step(config)) {
       print_breakdown(config, t);
-      csv << sim::scenario_csv_row(o.scenario, config, t);
+      csv += sim::scenario_csv_row(o.scenario, config, t);
     }
-    dir.write_file("profile.csv", csv.str());
+    dir.write_file("profile.csv", csv);
     dir.write_run_json({{"workload", config.workload.name},
                         {"cluster", o.scenario.cluster},
                         {"optimizer", config.optimizer},
@@ -77,10 +77,18 @@ void run_calibration(const Options& o) {
     fmt::print("{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9} {:>9} {:>7} | {:>6} {:>6} {:>6}\n",
                "cluster", "nodes", "gpus", "batch", "accum", "AR ms", "paper ms", "err %", "AR %",
                "paper", "diff");
-    std::ostringstream csv;
-    csv << "cluster,nodes,gpus,batch_per_gpu,grad_accum,allreduce_ms,published_allreduce_ms,"
-           "allreduce_error_pct,"
-           "allreduce_pct,published_allreduce_pct,allreduce_pct_points\n";
+    static const CsvSchema schema("calibration.csv", {{"cluster"},
+                                                      {"nodes"},
+                                                      {"gpus"},
+                                                      {"batch_per_gpu"},
+                                                      {"grad_accum"},
+                                                      {"allreduce_ms", "{:.3f}"},
+                                                      {"published_allreduce_ms", "{:.2f}"},
+                                                      {"allreduce_error_pct", "{:.2f}"},
+                                                      {"allreduce_pct", "{:.2f}"},
+                                                      {"published_allreduce_pct", "{:.0f}"},
+                                                      {"allreduce_pct_points", "{:.2f}"}});
+    CsvWriter csv(schema);
     double worst_ms = 0, worst_pct = 0;
     for (const net::ProfileRow& row : net::onebit_adam_profile_rows()) {
       sim::Scenario s;
@@ -98,16 +106,15 @@ void run_calibration(const Options& o) {
           "{:>+6.1f}\n",
           row.cluster, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms, row.allreduce_ms,
           err, t.allreduce_pct(), row.allreduce_pct, points);
-      csv << fmt::format("{},{},{},{},{},{:.3f},{:.2f},{:.2f},{:.2f},{:.0f},{:.2f}\n", row.cluster,
-                         row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms,
-                         row.allreduce_ms, err, t.allreduce_pct(), row.allreduce_pct, points);
+      csv.add({row.cluster, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms,
+               row.allreduce_ms, err, t.allreduce_pct(), row.allreduce_pct, points});
     }
     fmt::print(
         "\nworst |error|: {:.1f}% of allreduce ms (target 25%), {:.1f} points of allreduce % "
         "(target "
         "8)\n",
         worst_ms, worst_pct);
-    dir.write_file("calibration.csv", csv.str());
+    dir.write_file("calibration.csv", csv.text());
     dir.write_run_json({{"calibration", "onebit_adam_profile"}, {"backend", "sim"}});
   });
   fmt::print("wrote {}/calibration.csv and run.json\n", dir.path().string());

@@ -156,13 +156,6 @@ ResumePlan plan_resume(const std::string& run_dir, const std::vector<std::string
   return plan;
 }
 
-std::string metrics_csv(const std::vector<StepRecord>& records) {
-  std::ostringstream csv;
-  csv << metrics_csv_header() << "\n";
-  for (const StepRecord& r : records) csv << metrics_csv_row(r) << "\n";
-  return csv.str();
-}
-
 void save_checkpoint(const RunDirectory& dir, Checkpoint& checkpoint,
                      const std::map<std::string, std::string>& identity,
                      const std::map<std::string, std::string>& settings, int64_t keep) {

@@ -58,6 +58,4 @@ void save_checkpoint(const RunDirectory& dir, Checkpoint& checkpoint,
                      const std::map<std::string, std::string>& identity,
                      const std::map<std::string, std::string>& settings, int64_t keep);
 
-std::string metrics_csv(const std::vector<StepRecord>& records);
-
 }  // namespace compopt::cli

@@ -7,11 +7,11 @@
 #include <sstream>
 
 #include "core/train/step_record.h"
+#include "core/util/csv_schema.h"
 #include "core/util/file_io.h"
 #include "experiments/forked_jobs.h"
 #include "experiments/run_directory.h"
 #include "experiments/train_config.h"
-#include "experiments/train_resume.h"
 #include "experiments/train_runner.h"
 
 namespace compopt::cli::reproduce {
@@ -40,18 +40,22 @@ fs::path run_folder(const StudyContext& context, const std::string& optimizer, i
 }
 
 std::string layers_csv(const TrainConfig& config, const std::vector<StepRecord>& records) {
-  std::ostringstream csv;
-  csv << "step,stage,layer,layer_name,coefficient,ratio\n";
+  static const CsvSchema schema("layers.csv", {{"step"},
+                                               {"stage"},
+                                               {"layer"},
+                                               {"layer_name"},
+                                               {"coefficient", "{:.9g}"},
+                                               {"ratio", "{:.9g}"}});
+  CsvWriter csv(schema);
   const ParamLayout& layout = config.task->layout();
   for (const StepRecord& r : records) {
     for (size_t l = 0; l < r.layer_coefficients.size(); ++l) {
-      csv << fmt::format("{},{},{},{},{:.9g},", r.step, r.stage, l, layout.tensor(l).name,
-                         r.layer_coefficients[l]);
-      if (l < r.layer_ratios.size()) csv << fmt::format("{:.9g}", r.layer_ratios[l]);
-      csv << "\n";
+      csv.add(
+          {r.step, r.stage, l, layout.tensor(l).name, r.layer_coefficients[l],
+           l < r.layer_ratios.size() ? std::optional<double>(r.layer_ratios[l]) : std::nullopt});
     }
   }
-  return csv.str();
+  return csv.text();
 }
 
 // In the child: trains one run and writes its folder.
