@@ -38,14 +38,13 @@ void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
   RunDirectory dir("profile", o.out, out_mode(o.overwrite));
   dir.run([&] {
+    const net::ClusterSpec& k = config.cluster;
     fmt::print(
-        "compopt profile: {} on {} ({} nodes x {} GPUs, {}, {} Gbit/s between nodes), {}, batch {} "
-        "x "
-        "{} "
-        "accumulation{}\n\n",
-        config.workload.name, config.cluster.name, config.cluster.nodes,
-        config.cluster.gpus_per_node, net::topology_name(config.cluster.topology),
-        config.cluster.inter_node_gbps, config.optimizer, config.batch_per_gpu, config.grad_accum,
+        "compopt profile: {} on {} ({} nodes x {} GPUs, {}, NIC {} Gbit/s between nodes, {:.6g} "
+        "Gbit/s effective at efficiency {}), {}, batch {} x {} accumulation{}\n\n",
+        config.workload.name, k.name, k.nodes, k.gpus_per_node, net::topology_name(k.topology),
+        k.inter_node_gbps, k.inter_node_gbps * k.inter_node_efficiency, k.inter_node_efficiency,
+        config.optimizer, config.batch_per_gpu, config.grad_accum,
         config.overlap ? ", overlapped buckets" : "");
     fmt::print("{:<12} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
                "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",

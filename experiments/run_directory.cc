@@ -23,10 +23,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path sibling(const fs::path& dir, const char* kind) {
+// `dir` without a trailing separator, e.g. runs/x for "runs/x/".
+fs::path leaf_of(const fs::path& dir) {
   const fs::path clean = dir.lexically_normal();
-  const fs::path leaf = clean.has_filename() ? clean : clean.parent_path();
-  return leaf.parent_path() / fmt::format(".{}.{}.{}", leaf.filename().string(), kind, ::getpid());
+  return clean.has_filename() ? clean : clean.parent_path();
+}
+
+fs::path parent_of(const fs::path& dir) {
+  const fs::path parent = leaf_of(dir).parent_path();
+  return parent.empty() ? fs::path(".") : parent;
+}
+
+fs::path sibling(const fs::path& dir, const char* kind) {
+  return parent_of(dir) /
+         fmt::format(".{}.{}.{}", leaf_of(dir).filename().string(), kind, ::getpid());
 }
 
 bool non_empty_dir(const fs::path& dir) {
@@ -44,11 +54,26 @@ void swap_in(Env& env, const fs::path& staging, const fs::path& target) {
     env.rename(old, target);
     throw;
   }
-  env.sync_dir(target.lexically_normal().parent_path());
+  env.sync_dir(parent_of(target));
   try {
     env.remove(old);
   } catch (const std::exception&) {  // the new run is in place; the next run removes `old`
   }
+}
+
+// Leftovers of dead processes: staging/old copies of `dir` beside it and, in a run
+// directory (one with run.json), temporary files anywhere inside. Nothing else is touched.
+void remove_stale(Env& env, const fs::path& dir) {
+  const std::string prefix = "." + leaf_of(dir).filename().string() + ".";
+  std::error_code ec;
+  if (fs::is_directory(parent_of(dir), ec)) {
+    for (const std::string& name : env.list_dir(parent_of(dir))) {
+      const auto pid = leftover_owner(name);
+      if (pid && name.rfind(prefix, 0) == 0 && !process_alive(*pid))
+        env.remove(parent_of(dir) / name);
+    }
+  }
+  if (fs::is_regular_file(dir / "run.json", ec)) remove_stale_leftovers(dir, true, env);
 }
 
 }  // namespace
@@ -85,10 +110,7 @@ RunDirectory::RunDirectory(std::string_view command, const std::string& out, Out
   started_utc_ = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now);
   path_ = out.empty() ? fs::path("runs") / fmt::format("{}-{:%Y%m%d-%H%M%S}", command, now)
                       : fs::path(out);
-  if (mode != OutMode::kInside) {
-    remove_stale_leftovers(path_.lexically_normal().parent_path(), false, env_);
-    remove_stale_leftovers(path_, true, env_);
-  }
+  if (mode != OutMode::kInside) remove_stale(env_, path_);
   check_out_dir(path_.string(), mode == OutMode::kInside ? OutMode::kOverwrite : mode);
   work_ = mode == OutMode::kOverwrite && non_empty_dir(path_) ? sibling(path_, "staging") : path_;
   try {

@@ -13,8 +13,9 @@
 //
 // run.json records "status": "running" from the start of run(), then "completed", or
 // "failed" with "error". Every file is written atomically through an Env
-// (core/util/file_io.h); stale temporary files and staging directories of processes
-// that no longer exist are removed when a run opens the directory.
+// (core/util/file_io.h). When a run opens the directory, leftovers of processes that
+// no longer exist are removed: its `.NAME.staging.PID` / `.NAME.old.PID` siblings, and
+// temporary files inside it if it is a run directory (holds run.json).
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
