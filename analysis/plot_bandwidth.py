@@ -6,7 +6,7 @@ line at 1 (no gain).
 
 Usage: python3 analysis/plot_bandwidth.py RUN_DIR
 Reads RUN_DIR/bandwidth/bandwidth.csv (workload, gpus, baseline, optimizer,
-inter_node_gbps, speedup).
+inter_node_effective_gbit_s, speedup).
 """
 import os
 import sys
@@ -18,7 +18,7 @@ STUDY = "bandwidth"
 REQUIRED = ["bandwidth.csv"]
 
 SCHEMA = {"workload": "s", "gpus": "i", "baseline": "s", "optimizer": "s",
-          "inter_node_gbps": "f", "baseline_step_ms": "f?", "compressed_step_ms": "f?",
+          "inter_node_effective_gbit_s": "f", "baseline_step_ms": "f?", "compressed_step_ms": "f?",
           "speedup": "f"}
 
 _LINESTYLES = ["-", "--", "-.", ":"]
@@ -43,12 +43,12 @@ def plot(run_dir):
     gpu_counts = {k[3] for k in pairs}
     drawn = []  # (name, xs, ys) of the curves already on the axes
     for i, ((workload, baseline, optimizer, gpus), rows) in enumerate(pairs.items()):
-        rows = sorted(rows, key=lambda r: r["inter_node_gbps"])
+        rows = sorted(rows, key=lambda r: r["inter_node_effective_gbit_s"])
         w = workloads.index(workload)
         name = cp.pair_label(optimizer, baseline, cp.workload_label(workload))
         if len(gpu_counts) > 1:
             name += ", %d GPUs" % gpus
-        xs = [r["inter_node_gbps"] for r in rows]
+        xs = [r["inter_node_effective_gbit_s"] for r in rows]
         ys = [r["speedup"] for r in rows]
         # A curve lying on an earlier one (e.g. 1-bit LAMB on 1-bit Adam: same bytes, same
         # compute) would hide it: say so in the legend and draw it hollow on top.

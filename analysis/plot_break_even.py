@@ -7,7 +7,7 @@ slower even at the lower end are noted at the axis.
 
 Usage: python3 analysis/plot_break_even.py RUN_DIR
 Reads RUN_DIR/break_even/break_even.csv (workload, gpus, baseline, optimizer,
-break_even_gbps, search_lo_gbps, search_hi_gbps, speedup_at_lo, status).
+break_even_effective_gbit_s, search_lo_effective_gbit_s, search_hi_effective_gbit_s, speedup_at_lo, status).
 """
 import os
 import sys
@@ -19,7 +19,7 @@ STUDY = "break_even"
 REQUIRED = ["break_even.csv"]
 
 SCHEMA = {"workload": "s", "gpus": "i", "baseline": "s", "optimizer": "s",
-          "break_even_gbps": "f?", "search_lo_gbps": "f", "search_hi_gbps": "f",
+          "break_even_effective_gbit_s": "f?", "search_lo_effective_gbit_s": "f", "search_hi_effective_gbit_s": "f",
           "speedup_at_lo": "f?", "status": ("found", "above_range", "below_range")}
 
 
@@ -27,13 +27,13 @@ def plot(run_dir):
     from matplotlib.patches import Patch
     table = cp.read_csv(cp.study_csv(run_dir, STUDY, "break_even.csv"), SCHEMA)
     for line, r in enumerate(table.rows, start=2):
-        if r["status"] == "found" and r["break_even_gbps"] is None:
-            raise cp.CsvError("%s: line %d, column 'break_even_gbps': empty, but status is found"
+        if r["status"] == "found" and r["break_even_effective_gbit_s"] is None:
+            raise cp.CsvError("%s: line %d, column 'break_even_effective_gbit_s': empty, but status is found"
                               % (table.path, line))
     rows = table.rows
     gpu_counts = {r["gpus"] for r in rows}
-    lo = min(r["search_lo_gbps"] for r in rows)
-    hi = max(r["search_hi_gbps"] for r in rows)
+    lo = min(r["search_lo_effective_gbit_s"] for r in rows)
+    hi = max(r["search_hi_effective_gbit_s"] for r in rows)
     fig, axes = cp.figure(1, 1, panel=(7.2, 0.45 * len(rows) + 1.6))
     ax = axes[0][0]
     labels = []
@@ -43,14 +43,14 @@ def plot(run_dir):
             name += " (%d GPUs)" % r["gpus"]
         labels.append(name)
         c = cp.color(r["optimizer"])
-        left = r["search_lo_gbps"]
+        left = r["search_lo_effective_gbit_s"]
         if r["status"] == "found":
-            value = r["break_even_gbps"]
+            value = r["break_even_effective_gbit_s"]
             ax.barh(y, value - left, left=left, color=c, height=0.6)
             ax.annotate("%.3g Gbit/s" % value, (value, y), xytext=(4, 0),
                         textcoords="offset points", va="center", fontsize=8)
         elif r["status"] == "above_range":
-            top = r["search_hi_gbps"]
+            top = r["search_hi_effective_gbit_s"]
             ax.barh(y, top - left, left=left, color=c, height=0.6, alpha=0.45, hatch="//",
                     edgecolor=c)
             ax.annotate("> %g Gbit/s" % top, (top, y), xytext=(4, 0), textcoords="offset points",

@@ -6,7 +6,7 @@ published single-node values as x markers.
 
 Usage: python3 analysis/plot_scalability.py RUN_DIR
 Reads RUN_DIR/scalability/scalability.csv (comparison, workload, cluster, optimizer,
-stage, gpus, inter_node_gbps, batch_per_gpu, throughput_samples_s,
+stage, gpus, inter_node_gbit_s (nominal NIC rate), batch_per_gpu, throughput_samples_s,
 published_throughput_samples_s).
 """
 import math
@@ -20,7 +20,8 @@ STUDY = "scalability"
 REQUIRED = ["scalability.csv"]
 
 SCHEMA = {"comparison": "s", "workload": "s", "cluster": "s", "optimizer": "s", "stage": "s",
-          "gpus": "i", "nodes": "i?", "gpus_per_node": "i?", "inter_node_gbps": "f?",
+          "gpus": "i", "nodes": "i?", "gpus_per_node": "i?", "inter_node_gbit_s": "f?", "inter_node_efficiency": "f?",
+          "inter_node_effective_gbit_s": "f?",
           "batch_per_gpu": "i?", "throughput_samples_s": "f", "step_ms": "f?",
           "allreduce_ms": "f?", "published_throughput_samples_s": "f?"}
 

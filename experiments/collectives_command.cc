@@ -14,6 +14,7 @@
 #include "core/comm/collectives/compressed_allreduce.h"
 #include "core/comm/collectives/hierarchical_allreduce.h"
 #include "core/comm/local/local_world.h"
+#include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "experiments/commands.h"
 #include "experiments/run_directory.h"
@@ -33,6 +34,7 @@ struct Options {
   int steps = 5;
   uint64_t seed = 1;
   std::string out;
+  bool overwrite = false;
 };
 
 struct Variant {
@@ -173,40 +175,49 @@ void run(const Options& o) {
         o.elements, o.ranks, o.elements * static_cast<size_t>(o.ranks), kMaxTotalElements));
   }
   if (o.steps < 1) throw InvalidArgument(fmt::format("--steps {}: expected >= 1", o.steps));
-  RunDirectory dir("collectives", o.out);
-
-  const double fp32_bytes = 2.0 * (o.ranks - 1) / o.ranks * 4.0 * static_cast<double>(o.elements);
-  fmt::print(
-      "compopt collectives: {} ranks ({} per node), {} elements ({:.1f} MB fp32), {} steps, Local "
-      "backend\n\n",
-      o.ranks, o.ranks_per_node > 0 ? o.ranks_per_node : o.ranks, o.elements,
-      4e-6 * static_cast<double>(o.elements), o.steps);
-  fmt::print("{:<19} {:>14} {:>10} {:>18} {:>12} {:>14} {:>10}\n", "variant", "bytes/rank",
-             "vs fp32", "inter-node B/node", "1-call err", "avg-of-steps err", "ms/call");
-  std::ostringstream csv;
-  csv << "variant,ranks,ranks_per_node,elements,steps,bytes_per_rank,fp32_ring_bytes_per_rank,"
-         "compression_ratio,"
-         "inter_node_bytes_per_node,one_call_relative_error,averaged_relative_error,seconds_per_"
-         "call\n";
-  for (const Variant& v : variants()) {
-    const Result r = run_variant(o, v);
-    const double ratio =
-        r.bytes_per_rank > 0 ? fp32_bytes / static_cast<double>(r.bytes_per_rank) : 0.0;
-    fmt::print("{:<19} {:>14} {:>9.1f}x {:>18} {:>12.3e} {:>16.3e} {:>10.2f}\n", r.name,
-               r.bytes_per_rank, ratio, r.inter_node_bytes_per_node, r.one_step_error,
-               r.averaged_error, 1e3 * r.seconds_per_call);
-    csv << fmt::format("{},{},{},{},{},{},{:.0f},{:.3f},{},{:.6e},{:.6e},{:.6e}\n", r.name, o.ranks,
-                       o.ranks_per_node, o.elements, o.steps, r.bytes_per_rank, fp32_bytes, ratio,
-                       r.inter_node_bytes_per_node, r.one_step_error, r.averaged_error,
-                       r.seconds_per_call);
-  }
-  dir.write_file("collectives.csv", csv.str());
-  dir.write_run_json({{"ranks", o.ranks},
-                      {"ranks_per_node", o.ranks_per_node},
-                      {"elements", o.elements},
-                      {"steps", o.steps},
-                      {"seed", o.seed},
-                      {"backend", "local"}});
+  RunDirectory dir("collectives", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    const double fp32_bytes = 2.0 * (o.ranks - 1) / o.ranks * 4.0 * static_cast<double>(o.elements);
+    fmt::print(
+        "compopt collectives: {} ranks ({} per node), {} elements ({:.1f} MB fp32), {} steps, "
+        "Local "
+        "backend\n\n",
+        o.ranks, o.ranks_per_node > 0 ? o.ranks_per_node : o.ranks, o.elements,
+        4e-6 * static_cast<double>(o.elements), o.steps);
+    fmt::print("{:<19} {:>14} {:>10} {:>18} {:>12} {:>14} {:>10}\n", "variant", "bytes/rank",
+               "vs fp32", "inter-node B/node", "1-call err", "avg-of-steps err", "ms/call");
+    static const CsvSchema schema("collectives.csv", {{"variant"},
+                                                      {"ranks"},
+                                                      {"ranks_per_node"},
+                                                      {"elements"},
+                                                      {"steps"},
+                                                      {"bytes_per_rank"},
+                                                      {"fp32_ring_bytes_per_rank", "{:.0f}"},
+                                                      {"compression_ratio", "{:.3f}"},
+                                                      {"inter_node_bytes_per_node"},
+                                                      {"one_call_relative_error", "{:.6e}"},
+                                                      {"averaged_relative_error", "{:.6e}"},
+                                                      {"seconds_per_call", "{:.6e}"}});
+    CsvWriter csv(schema);
+    for (const Variant& v : variants()) {
+      const Result r = run_variant(o, v);
+      const double ratio =
+          r.bytes_per_rank > 0 ? fp32_bytes / static_cast<double>(r.bytes_per_rank) : 0.0;
+      fmt::print("{:<19} {:>14} {:>9.1f}x {:>18} {:>12.3e} {:>16.3e} {:>10.2f}\n", r.name,
+                 r.bytes_per_rank, ratio, r.inter_node_bytes_per_node, r.one_step_error,
+                 r.averaged_error, 1e3 * r.seconds_per_call);
+      csv.add({r.name, o.ranks, o.ranks_per_node, o.elements, o.steps, r.bytes_per_rank, fp32_bytes,
+               ratio, r.inter_node_bytes_per_node, r.one_step_error, r.averaged_error,
+               r.seconds_per_call});
+    }
+    dir.write_file("collectives.csv", csv.text());
+    dir.write_run_json({{"ranks", o.ranks},
+                        {"ranks_per_node", o.ranks_per_node},
+                        {"elements", o.elements},
+                        {"steps", o.steps},
+                        {"seed", o.seed},
+                        {"backend", "local"}});
+  });
   fmt::print("\nwrote {}/collectives.csv and run.json\n", dir.path().string());
 }
 
@@ -229,6 +240,7 @@ void register_collectives_command(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "seed of the synthetic gradients")
       ->capture_default_str();
   cmd->add_option("--out", options->out, "run directory (default runs/collectives-<time>)");
+  add_overwrite_flag(*cmd, options->overwrite);
   cmd->callback([options] { run(*options); });
 }
 

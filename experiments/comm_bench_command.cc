@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/comm/collectives/compressed_allreduce.h"
+#include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "core/util/registry.h"
 #include "experiments/commands.h"
@@ -37,6 +38,7 @@ struct BenchOptions {
   int iters = 5;
   int warmup = 1;
   std::string out;
+  bool overwrite = false;
 };
 
 struct Row {
@@ -129,30 +131,41 @@ std::vector<Row> bench(Communicator& comm, const BenchOptions& o) {
 }
 
 void report(const BenchOptions& o, int ranks, const std::vector<Row>& rows) {
-  RunDirectory dir("comm-bench", o.out);
-  const double factor = ranks > 1 ? 2.0 * (ranks - 1) / ranks : 0.0;
-  fmt::print("compopt comm-bench: backend {}, {} ranks, {} iterations (+{} warmup)\n\n", o.backend,
-             ranks, o.iters, o.warmup);
-  fmt::print("{:<18} {:>10} {:>12} {:>12} {:>12} {:>14}\n", "variant", "size MB", "time ms",
-             "algbw GB/s", "busbw GB/s", "wire B/rank");
-  std::ostringstream csv;
-  csv << "backend,ranks,variant,bytes,seconds,algbw_gbps,busbw_gbps,wire_bytes_per_rank\n";
-  for (const Row& r : rows) {
-    const double algbw = static_cast<double>(r.bytes) / r.seconds / 1e9;
-    fmt::print("{:<18} {:>10.2f} {:>12.3f} {:>12.3f} {:>12.3f} {:>14}\n", r.variant, r.bytes / 1e6,
-               1e3 * r.seconds, algbw, algbw * factor, r.wire_bytes);
-    csv << fmt::format("{},{},{},{},{:.6e},{:.6f},{:.6f},{}\n", o.backend, ranks, r.variant,
-                       r.bytes, r.seconds, algbw, algbw * factor, r.wire_bytes);
-  }
-  dir.write_file("comm_bench.csv", csv.str());
-  auto meta = nlohmann::json{{"backend", o.backend},   {"ranks", ranks},   {"sizes_mb", o.sizes_mb},
-                             {"variants", o.variants}, {"iters", o.iters}, {"warmup", o.warmup}};
-  if (o.backend == "sim") {
-    meta["link_gbps"] = o.link_gbps;
-    meta["latency_us"] = o.latency_us;
-    meta["link_efficiency"] = o.link_efficiency;
-  }
-  dir.write_run_json(meta);
+  RunDirectory dir("comm-bench", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    const double factor = ranks > 1 ? 2.0 * (ranks - 1) / ranks : 0.0;
+    fmt::print("compopt comm-bench: backend {}, {} ranks, {} iterations (+{} warmup)\n\n",
+               o.backend, ranks, o.iters, o.warmup);
+    fmt::print("{:<18} {:>10} {:>12} {:>12} {:>12} {:>14}\n", "variant", "size MB", "time ms",
+               "algbw GB/s", "busbw GB/s", "wire B/rank");
+    // Bandwidths in gigabytes (1e9 bytes) per second, as NCCL's tests report them.
+    static const CsvSchema schema("comm_bench.csv", {{"backend"},
+                                                     {"ranks"},
+                                                     {"variant"},
+                                                     {"bytes"},
+                                                     {"seconds", "{:.6e}"},
+                                                     {"algbw_GBps", "{:.6f}"},
+                                                     {"busbw_GBps", "{:.6f}"},
+                                                     {"wire_bytes_per_rank"}});
+    CsvWriter csv(schema);
+    for (const Row& r : rows) {
+      const double algbw = static_cast<double>(r.bytes) / r.seconds / 1e9;
+      fmt::print("{:<18} {:>10.2f} {:>12.3f} {:>12.3f} {:>12.3f} {:>14}\n", r.variant,
+                 r.bytes / 1e6, 1e3 * r.seconds, algbw, algbw * factor, r.wire_bytes);
+      csv.add(
+          {o.backend, ranks, r.variant, r.bytes, r.seconds, algbw, algbw * factor, r.wire_bytes});
+    }
+    dir.write_file("comm_bench.csv", csv.text());
+    auto meta =
+        nlohmann::json{{"backend", o.backend},   {"ranks", ranks},   {"sizes_mb", o.sizes_mb},
+                       {"variants", o.variants}, {"iters", o.iters}, {"warmup", o.warmup}};
+    if (o.backend == "sim") {
+      meta["link_gbps"] = o.link_gbps;
+      meta["latency_us"] = o.latency_us;
+      meta["link_efficiency"] = o.link_efficiency;
+    }
+    dir.write_run_json(meta);
+  });
   fmt::print("\nwrote {}/comm_bench.csv and run.json\n", dir.path().string());
 }
 
@@ -192,11 +205,6 @@ void check(const BenchOptions& o, const BackendEntry& backend) {
   if (!(o.link_efficiency > 0 && o.link_efficiency <= 1))
     throw InvalidArgument(
         fmt::format("--link-efficiency {}: expected a fraction in (0, 1]", o.link_efficiency));
-  // Rank 0 creates the run directory only after the benchmark: refuse a bad --out before it.
-  std::error_code ec;
-  if (!o.out.empty() && std::filesystem::exists(o.out, ec) &&
-      !std::filesystem::is_directory(o.out, ec))
-    throw InvalidArgument(fmt::format("--out {}: exists and is not a directory", o.out));
   if (o.warmup < 0) throw InvalidArgument(fmt::format("--warmup {}: expected >= 0", o.warmup));
   if (o.sizes_mb.empty()) throw InvalidArgument("--sizes: no size given, expected MB in (0, 4096]");
   if (o.variants.empty()) throw InvalidArgument("--variants: no variant given");
@@ -214,6 +222,8 @@ void check(const BenchOptions& o, const BackendEntry& backend) {
     }
   }
   for (const auto& v : o.variants) find_variant(v);  // rejects unknown names before any work
+  // Rank 0 creates the run directory only after the benchmark: refuse a bad --out before it.
+  check_out_dir(o.out, out_mode(o.overwrite));
 }
 
 // In-process backends (local, sim) start --ranks ranks, each on its own node of the simulated
@@ -272,6 +282,7 @@ void register_comm_bench_command(CLI::App& app) {
   cmd->add_option("--warmup", o->warmup, "untimed calls per size")->capture_default_str();
   cmd->add_option("--out", o->out,
                   "run directory written by rank 0 (default runs/comm-bench-<time>)");
+  add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o] { run(*o); });
 }
 

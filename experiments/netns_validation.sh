@@ -153,21 +153,23 @@ setup_delay_switch() {
 
 # run_tcp N DIR
 run_tcp() {
-  local n=$1 dir=$2 token rc=0
+  local n=$1 dir=$2 token rc=0 logs
   token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-  mkdir -p "$dir"
+  # Logs live beside the run directory: compopt refuses to write into a non-empty --out.
+  logs="$OUT/logs/$(basename "$dir")"
+  mkdir -p "$OUT/logs"
   for ((i = 0; i < n; i++)); do
     ip netns exec "${P}_r$i" env RANK=$i WORLD_SIZE="$n" MASTER_ADDR="$NET.1" MASTER_PORT=29511 \
       COMPOPT_LISTEN_ADDR="$NET.$((i + 1))" COMPOPT_NODE_NAME=node$i COMPOPT_JOB_TOKEN="$token" \
       "$COMPOPT" comm-bench --backend tcp --sizes "$SIZES" --variants "$VARIANTS" --iters "$ITERS" \
-      --warmup 1 --out "$dir" >"$dir/rank$i.log" 2>&1 &
+      --warmup 1 --out "$dir" >"$logs.rank$i.log" 2>&1 &
     RANK_PIDS+=($!)
   done
   for pid in "${RANK_PIDS[@]}"; do wait "$pid" || rc=1; done
   RANK_PIDS=()
   if ((rc != 0)); then
-    echo "tcp run n=$n failed; logs in $dir" >&2
-    tail -n 5 "$dir"/rank*.log >&2
+    echo "tcp run n=$n failed; logs in $logs.rank*.log" >&2
+    tail -n 5 "$logs".rank*.log >&2
     return 1
   fi
 }
@@ -192,8 +194,8 @@ for delay in $DELAYS_US; do
       fi
       echo "== $label"
       if ((delay > 0)); then
-        mkdir -p "$OUT/tcp_$config"
-        setup_delay_switch "$n" "$rate" "$delay" "$OUT/tcp_$config/switch.log"
+        mkdir -p "$OUT/logs"
+        setup_delay_switch "$n" "$rate" "$delay" "$OUT/logs/tcp_$config.switch.log"
       else
         setup_bridge "$n" "$rate"
       fi
@@ -211,7 +213,7 @@ done
 # One CSV: source (tcp, sim, local, sim+local), link rate (0 for local), comm-bench's columns,
 # then the added one-way latency.
 {
-  echo "source,link_mbit,backend,ranks,variant,bytes,seconds,algbw_gbps,busbw_gbps,wire_bytes_per_rank,added_latency_us"
+  echo "source,link_mbit,backend,ranks,variant,bytes,seconds,algbw_GBps,busbw_GBps,wire_bytes_per_rank,added_latency_us"
   for f in "$OUT"/tcp_n*/comm_bench.csv "$OUT"/sim_n*/comm_bench.csv "$OUT"/local_n*/comm_bench.csv; do
     [[ -f $f ]] || continue
     d=$(basename "$(dirname "$f")")

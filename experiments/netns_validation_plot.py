@@ -14,10 +14,18 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+# The columns this script reads (validation.csv has more).
+REQUIRED_COLUMNS = ["source", "link_mbit", "ranks", "variant", "bytes", "seconds"]
+
+
 def main(csv_path: str, png_path: str) -> None:
     series = defaultdict(list)  # (ranks, link, added latency, variant, source) -> [(MB, seconds)]
     with open(csv_path, newline="") as f:
-        for row in csv.DictReader(f):
+        reader = csv.DictReader(f)
+        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            sys.exit("%s: missing column(s) %s" % (csv_path, ", ".join(missing)))
+        for row in reader:
             if row["source"] == "local":
                 continue
             added_us = int(row.get("added_latency_us") or 0)

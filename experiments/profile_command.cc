@@ -10,6 +10,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "experiments/commands.h"
 #include "experiments/run_directory.h"
@@ -27,6 +28,7 @@ struct Options {
   std::vector<std::string> sets;
   bool calibration = false;
   std::string out;
+  bool overwrite = false;
 };
 
 void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
@@ -39,73 +41,86 @@ void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
 
 void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
-  RunDirectory dir("profile", o.out);
-  fmt::print(
-      "compopt profile: {} on {} ({} nodes x {} GPUs, {}, {} Gbit/s between nodes), {}, batch {} x "
-      "{} "
-      "accumulation{}\n\n",
-      config.workload.name, config.cluster.name, config.cluster.nodes, config.cluster.gpus_per_node,
-      net::topology_name(config.cluster.topology), config.cluster.inter_node_gbps, config.optimizer,
-      config.batch_per_gpu, config.grad_accum, config.overlap ? ", overlapped buckets" : "");
-  fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
-             "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %", "samples/s");
-  std::ostringstream csv;
-  csv << sim::scenario_csv_header();
-  for (const sim::StageTiming& t : sim::simulate_step(config)) {
-    print_breakdown(config, t);
-    csv << sim::scenario_csv_row(o.scenario, config, t);
-  }
-  dir.write_file("profile.csv", csv.str());
-  dir.write_run_json({{"workload", config.workload.name},
-                      {"cluster", o.scenario.cluster},
-                      {"optimizer", config.optimizer},
-                      {"gpus", config.cluster.gpus()},
-                      {"inter_node_gbps", config.cluster.inter_node_gbps},
-                      {"topology", std::string(net::topology_name(config.cluster.topology))},
-                      {"batch_per_gpu", config.batch_per_gpu},
-                      {"grad_accum", config.grad_accum},
-                      {"overlap", config.overlap},
-                      {"platform_file", o.scenario.platform_file},
-                      {"backend", "sim"}});
+  RunDirectory dir("profile", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    const net::ClusterSpec& k = config.cluster;
+    fmt::print(
+        "compopt profile: {} on {} ({} nodes x {} GPUs, {}, NIC {} Gbit/s between nodes, {:.6g} "
+        "Gbit/s effective at efficiency {}), {}, batch {} x {} accumulation{}\n\n",
+        config.workload.name, k.name, k.nodes, k.gpus_per_node, net::topology_name(k.topology),
+        k.inter_node_gbps, k.inter_node_gbps * k.inter_node_efficiency, k.inter_node_efficiency,
+        config.optimizer, config.batch_per_gpu, config.grad_accum,
+        config.overlap ? ", overlapped buckets" : "");
+    fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
+               "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
+               "samples/s");
+    std::string csv = sim::scenario_csv_header();
+    for (const sim::StageTiming& t : sim::simulate_step(config)) {
+      print_breakdown(config, t);
+      csv += sim::scenario_csv_row(o.scenario, config, t);
+    }
+    dir.write_file("profile.csv", csv);
+    dir.write_run_json({{"workload", config.workload.name},
+                        {"cluster", o.scenario.cluster},
+                        {"optimizer", config.optimizer},
+                        {"gpus", config.cluster.gpus()},
+                        {"inter_node_gbps", config.cluster.inter_node_gbps},
+                        {"topology", std::string(net::topology_name(config.cluster.topology))},
+                        {"batch_per_gpu", config.batch_per_gpu},
+                        {"grad_accum", config.grad_accum},
+                        {"overlap", config.overlap},
+                        {"platform_file", o.scenario.platform_file},
+                        {"backend", "sim"}});
+  });
   fmt::print("\nwrote {}/profile.csv and run.json\n", dir.path().string());
 }
 
 void run_calibration(const Options& o) {
-  RunDirectory dir("profile", o.out);
-  fmt::print("{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9} {:>9} {:>7} | {:>6} {:>6} {:>6}\n", "cluster",
-             "nodes", "gpus", "batch", "accum", "AR ms", "paper ms", "err %", "AR %", "paper",
-             "diff");
-  std::ostringstream csv;
-  csv << "cluster,nodes,gpus,batch_per_gpu,grad_accum,allreduce_ms,published_allreduce_ms,"
-         "allreduce_error_pct,"
-         "allreduce_pct,published_allreduce_pct,allreduce_pct_points\n";
-  double worst_ms = 0, worst_pct = 0;
-  for (const net::ProfileRow& row : net::onebit_adam_profile_rows()) {
-    sim::Scenario s;
-    s.cluster = row.cluster;
-    s.gpus = row.gpus;
-    s.batch_per_gpu = row.batch_per_gpu;
-    s.grad_accum = row.grad_accum;
-    const sim::StageTiming t = sim::simulate_step(sim::resolve_scenario(s)).front();
-    const double ms = 1e3 * t.comm_s, err = 100.0 * (ms - row.allreduce_ms) / row.allreduce_ms;
-    const double points = t.allreduce_pct() - row.allreduce_pct;
-    worst_ms = std::max(worst_ms, std::abs(err));
-    worst_pct = std::max(worst_pct, std::abs(points));
+  RunDirectory dir("profile", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    fmt::print("{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9} {:>9} {:>7} | {:>6} {:>6} {:>6}\n",
+               "cluster", "nodes", "gpus", "batch", "accum", "AR ms", "paper ms", "err %", "AR %",
+               "paper", "diff");
+    static const CsvSchema schema("calibration.csv", {{"cluster"},
+                                                      {"nodes"},
+                                                      {"gpus"},
+                                                      {"batch_per_gpu"},
+                                                      {"grad_accum"},
+                                                      {"allreduce_ms", "{:.3f}"},
+                                                      {"published_allreduce_ms", "{:.2f}"},
+                                                      {"allreduce_error_pct", "{:.2f}"},
+                                                      {"allreduce_pct", "{:.2f}"},
+                                                      {"published_allreduce_pct", "{:.0f}"},
+                                                      {"allreduce_pct_points", "{:.2f}"}});
+    CsvWriter csv(schema);
+    double worst_ms = 0, worst_pct = 0;
+    for (const net::ProfileRow& row : net::onebit_adam_profile_rows()) {
+      sim::Scenario s;
+      s.cluster = row.cluster;
+      s.gpus = row.gpus;
+      s.batch_per_gpu = row.batch_per_gpu;
+      s.grad_accum = row.grad_accum;
+      const sim::StageTiming t = sim::simulate_step(sim::resolve_scenario(s)).front();
+      const double ms = 1e3 * t.comm_s, err = 100.0 * (ms - row.allreduce_ms) / row.allreduce_ms;
+      const double points = t.allreduce_pct() - row.allreduce_pct;
+      worst_ms = std::max(worst_ms, std::abs(err));
+      worst_pct = std::max(worst_pct, std::abs(points));
+      fmt::print(
+          "{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9.2f} {:>9.2f} {:>+7.1f} | {:>6.1f} {:>6.0f} "
+          "{:>+6.1f}\n",
+          row.cluster, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms, row.allreduce_ms,
+          err, t.allreduce_pct(), row.allreduce_pct, points);
+      csv.add({row.cluster, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms,
+               row.allreduce_ms, err, t.allreduce_pct(), row.allreduce_pct, points});
+    }
     fmt::print(
-        "{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9.2f} {:>9.2f} {:>+7.1f} | {:>6.1f} {:>6.0f} "
-        "{:>+6.1f}\n",
-        row.cluster, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms, row.allreduce_ms,
-        err, t.allreduce_pct(), row.allreduce_pct, points);
-    csv << fmt::format("{},{},{},{},{},{:.3f},{:.2f},{:.2f},{:.2f},{:.0f},{:.2f}\n", row.cluster,
-                       row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms, row.allreduce_ms,
-                       err, t.allreduce_pct(), row.allreduce_pct, points);
-  }
-  fmt::print(
-      "\nworst |error|: {:.1f}% of allreduce ms (target 25%), {:.1f} points of allreduce % (target "
-      "8)\n",
-      worst_ms, worst_pct);
-  dir.write_file("calibration.csv", csv.str());
-  dir.write_run_json({{"calibration", "onebit_adam_profile"}, {"backend", "sim"}});
+        "\nworst |error|: {:.1f}% of allreduce ms (target 25%), {:.1f} points of allreduce % "
+        "(target "
+        "8)\n",
+        worst_ms, worst_pct);
+    dir.write_file("calibration.csv", csv.text());
+    dir.write_run_json({{"calibration", "onebit_adam_profile"}, {"backend", "sim"}});
+  });
   fmt::print("wrote {}/calibration.csv and run.json\n", dir.path().string());
 }
 
@@ -150,6 +165,7 @@ void register_profile_command(CLI::App& app) {
   cmd->footer("Workload presets:\n" + net::workload_registry().help_lines() + "Cluster presets:\n" +
               net::cluster_registry().help_lines() +
               "--set keys: those of a sweep config (docs/simulator.md), one value each.");
+  add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o] {
     o->scenario = apply_scenario_sets(o->scenario, o->sets);
     o->calibration ? run_calibration(*o) : run_profile(*o);

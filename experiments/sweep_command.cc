@@ -27,6 +27,7 @@ struct Options {
   std::vector<std::string> sets;
   int jobs = 0;
   std::string out;
+  bool overwrite = false;
 };
 
 class Progress {
@@ -79,16 +80,18 @@ void run(const Options& o) {
   if (o.jobs < 0)
     throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
   const int jobs = parallel_jobs(o.jobs);
-  RunDirectory dir("sweep", o.out);
+  RunDirectory dir("sweep", o.out, out_mode(o.overwrite));
   fmt::print("compopt sweep: {} scenarios from {}, {} at a time\n", scenarios.size(), o.config,
              jobs);
-  std::string csv = sim::scenario_csv_header();
-  for (const std::string& rows : run_all(scenarios, jobs)) csv += rows;
-  dir.write_file("sweep.csv", csv);
   dir.write_run_json({{"config_file", o.config},
                       {"config", config.resolved},
                       {"scenarios", scenarios.size()},
                       {"backend", "sim"}});
+  dir.run([&] {
+    std::string csv = sim::scenario_csv_header();
+    for (const std::string& rows : run_all(scenarios, jobs)) csv += rows;
+    dir.write_file("sweep.csv", csv);
+  });
   fmt::print("wrote {}/sweep.csv ({} scenarios) and run.json\n", dir.path().string(),
              scenarios.size());
 }
@@ -109,6 +112,7 @@ void register_sweep_command(CLI::App& app) {
       "(sweep.optimizers): {}",
       net::workload_registry().help_lines(), net::cluster_registry().help_lines(),
       fmt::join(sim::step_optimizer_names(), ", ")));
+  add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o] { run(*o); });
 }
 

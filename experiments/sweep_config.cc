@@ -12,6 +12,8 @@
 
 #include "core/util/error.h"
 #include "experiments/config_overrides.h"
+#include "core/util/file_io.h"
+#include "core/util/io_error.h"
 
 namespace compopt::cli {
 namespace {
@@ -209,10 +211,11 @@ SweepConfig load_sweep_config(const std::string& path, const std::vector<std::st
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw InvalidArgument(fmt::format("sweep config '{}': not found or not a regular file", path));
   }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_sweep_config(text.str(), path, sets);
+  try {
+    return parse_sweep_config(read_text_file(path), path, sets);
+  } catch (const IoError& e) {
+    throw InvalidArgument(fmt::format("sweep config '{}': {}", path, e.what()));
+  }
 }
 
 }  // namespace compopt::cli

@@ -5,8 +5,8 @@
 // --checkpoint-every K also checkpoints/step-<N>.ckpt (and metrics.csv up to
 // that step) every K steps and at the end. `--resume DIR` continues the run of
 // DIR from its latest checkpoint in place (train_resume.h). All configuration
-// and checkpoint errors are raised before the run directory is created or
-// touched.
+// and checkpoint errors, and an existing --out without --overwrite, are raised
+// before the run directory is created or touched (run_directory.h).
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -36,6 +36,7 @@ struct Options {
   std::optional<int64_t> checkpoint_every;
   std::optional<int64_t> keep_checkpoints;
   bool quiet = false;
+  bool overwrite = false;
 };
 
 nlohmann::json summarize(const TrainConfig& c, const TrainResult& result) {
@@ -109,11 +110,11 @@ void run(const Options& o) {
     c = plan->config;
   } else {
     c = load_train_config(o.config, o.overrides);
-    if (!o.out.empty()) refuse_existing_checkpoints(o.out);
   }
   const int64_t every = o.checkpoint_every.value_or(plan ? plan->checkpoint_every : 0);
   const int64_t keep = o.keep_checkpoints.value_or(plan ? plan->keep_checkpoints : 0);
-  RunDirectory dir("train", plan ? o.resume : o.out);
+  RunDirectory dir("train", plan ? o.resume : o.out,
+                   plan ? OutMode::kResume : out_mode(o.overwrite));
   if (!o.quiet) {
     fmt::print(
         "compopt train: {}\n  optimizer {} | {} ranks ({} per node) x batch {} = {} | {} steps "
@@ -128,37 +129,6 @@ void run(const Options& o) {
     if (every > 0)
       fmt::print("  checkpoints every {} steps in {}/checkpoints\n", every, dir.path().string());
   }
-  TrainProgress progress(c.steps, o.quiet);
-  const TrainOptions options = train_options_of(c, every);
-  TrainHooks hooks;
-  hooks.on_record = [&](const StepRecord& r) { progress.update(r); };
-  const HyperParamMap params = c.optimizer_params;
-  const std::string name = c.optimizer;
-  const OptimizerFactory factory = [&](const ParamLayout& layout) {
-    return make_optimizer(name, params, layout);
-  };
-  CheckpointOptions checkpoints;
-  const auto identity = run_identity(c);
-  const auto settings = run_settings(c, every, keep);
-  checkpoints.write = [&](Checkpoint& checkpoint) {
-    save_checkpoint(dir, checkpoint, identity, settings, keep);
-  };
-  if (plan) checkpoints.resume = plan->checkpoint;
-  // sim: real math and measured compute, network time from the SimGrid model of c.cluster.
-  const TrainResult result =
-      c.backend == "sim"
-          ? train_with(
-                [&](const std::function<void(Communicator&)>& fn) {
-                  sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
-                },
-                *c.task, factory, options, hooks, checkpoints)
-          : train_local(*c.task, factory, options,
-                        {.ranks = c.ranks, .ranks_per_node = c.gpus_per_node}, hooks, checkpoints);
-  progress.finish();
-
-  dir.write_file("metrics.csv", metrics_csv(result.records));
-  const nlohmann::json summary = summarize(c, result);
-  dir.write_file("summary.json", summary.dump(2) + "\n");
   nlohmann::json config = c.to_json();
   config["checkpoint_every"] = every;
   config["keep_checkpoints"] = keep;
@@ -167,6 +137,41 @@ void run(const Options& o) {
                               {"step", plan->checkpoint->step}};
   }
   dir.write_run_json(config);
+  nlohmann::json summary;
+  dir.run([&] {
+    TrainProgress progress(c.steps, o.quiet);
+    const TrainOptions options = train_options_of(c, every);
+    TrainHooks hooks;
+    hooks.on_record = [&](const StepRecord& r) { progress.update(r); };
+    const HyperParamMap params = c.optimizer_params;
+    const std::string name = c.optimizer;
+    const OptimizerFactory factory = [&](const ParamLayout& layout) {
+      return make_optimizer(name, params, layout);
+    };
+    CheckpointOptions checkpoints;
+    const auto identity = run_identity(c);
+    const auto settings = run_settings(c, every, keep);
+    checkpoints.write = [&](Checkpoint& checkpoint) {
+      save_checkpoint(dir, checkpoint, identity, settings, keep);
+    };
+    if (plan) checkpoints.resume = plan->checkpoint;
+    // sim: real math and measured compute, network time from the SimGrid model of c.cluster.
+    const TrainResult result =
+        c.backend == "sim"
+            ? train_with(
+                  [&](const std::function<void(Communicator&)>& fn) {
+                    sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
+                  },
+                  *c.task, factory, options, hooks, checkpoints)
+            : train_local(*c.task, factory, options,
+                          {.ranks = c.ranks, .ranks_per_node = c.gpus_per_node}, hooks,
+                          checkpoints);
+    progress.finish();
+
+    dir.write_file("metrics.csv", metrics_csv(result.records));
+    summary = summarize(c, result);
+    dir.write_file("summary.json", summary.dump(2) + "\n");
+  });
   if (!o.quiet) {
     fmt::print("done: {}\nwrote {}/metrics.csv, run.json, summary.json\n", summary.dump(),
                dir.path().string());
@@ -189,6 +194,7 @@ void register_train_command(CLI::App& app) {
                   "task.hidden=[256,256], optimizer.freeze_step=10%")
       ->take_all();
   cmd->add_option("--out", options->out, "run directory (default runs/train-<time>)");
+  add_overwrite_flag(*cmd, options->overwrite);
   cmd->add_option("--checkpoint-every", options->checkpoint_every,
                   "write a checkpoint every K steps and at the end into DIR/checkpoints "
                   "(0: none; default: none, or the resumed run's value)");

@@ -17,6 +17,8 @@
 #include "core/train/shard_sampler.h"
 #include "core/util/error.h"
 #include "experiments/config_overrides.h"
+#include "core/util/file_io.h"
+#include "core/util/io_error.h"
 #include "net_models/cluster_presets.h"
 #include "real_backend/backend_registry.h"
 
@@ -149,11 +151,11 @@ std::map<std::string, std::string> read_toml_flat(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw InvalidArgument(fmt::format("config file '{}': not found or not a regular file", path));
   }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw InvalidArgument(fmt::format("config file '{}': cannot be read", path));
-  return parse_toml_flat(text.str(), path);
+  try {
+    return parse_toml_flat(read_text_file(path), path);
+  } catch (const IoError& e) {
+    throw InvalidArgument(fmt::format("config file '{}': {}", path, e.what()));
+  }
 }
 
 std::map<std::string, std::string> parse_toml_flat(std::string_view text, const std::string& path) {

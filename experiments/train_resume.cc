@@ -156,34 +156,17 @@ ResumePlan plan_resume(const std::string& run_dir, const std::vector<std::string
   return plan;
 }
 
-void refuse_existing_checkpoints(const fs::path& dir) {
-  const std::vector<int64_t> steps = list_checkpoints(dir);
-  if (!steps.empty()) {
-    throw InvalidArgument(fmt::format(
-        "--out {}: holds checkpoints of a run ({}); continue it with --resume {} or choose "
-        "another --out",
-        dir.string(), checkpoint_path(dir, steps.back()).string(), dir.string()));
-  }
-}
-
-std::string metrics_csv(const std::vector<StepRecord>& records) {
-  std::ostringstream csv;
-  csv << metrics_csv_header() << "\n";
-  for (const StepRecord& r : records) csv << metrics_csv_row(r) << "\n";
-  return csv.str();
-}
-
 void save_checkpoint(const RunDirectory& dir, Checkpoint& checkpoint,
                      const std::map<std::string, std::string>& identity,
                      const std::map<std::string, std::string>& settings, int64_t keep) {
   checkpoint.identity = identity;
   checkpoint.settings = settings;
-  write_checkpoint_file(checkpoint_path(dir.path(), checkpoint.step), checkpoint);
+  write_checkpoint_file(checkpoint_path(dir.work_path(), checkpoint.step), checkpoint, dir.env());
   dir.write_file("metrics.csv", metrics_csv(checkpoint.records));
   if (keep <= 0) return;
-  const std::vector<int64_t> steps = list_checkpoints(dir.path());
+  const std::vector<int64_t> steps = list_checkpoints(dir.work_path());
   for (size_t i = 0; i + static_cast<size_t>(keep) < steps.size(); ++i) {
-    if (steps[i] < checkpoint.step) fs::remove(checkpoint_path(dir.path(), steps[i]));
+    if (steps[i] < checkpoint.step) dir.env().remove(checkpoint_path(dir.work_path(), steps[i]));
   }
 }
 

@@ -51,16 +51,11 @@ struct ResumePlan {
 // checkpoint file and the problem; reads only.
 ResumePlan plan_resume(const std::string& run_dir, const std::vector<std::string>& overrides);
 
-// Throws InvalidArgument when `dir` holds checkpoints (a new run must not mix
-// with them).
-void refuse_existing_checkpoints(const std::filesystem::path& dir);
-
-// Writes a checkpoint and then metrics.csv with its records into `dir`
-// (both atomically); with keep > 0 deletes all but the newest `keep` checkpoints.
+// Writes a checkpoint and then metrics.csv with its records into `dir`'s
+// work_path() (both atomically, through its Env); with keep > 0 deletes all but the newest `keep`
+// checkpoints.
 void save_checkpoint(const RunDirectory& dir, Checkpoint& checkpoint,
                      const std::map<std::string, std::string>& identity,
                      const std::map<std::string, std::string>& settings, int64_t keep);
-
-std::string metrics_csv(const std::vector<StepRecord>& records);
 
 }  // namespace compopt::cli

@@ -102,7 +102,7 @@ fi
 step "comm-bench: 4 hybrid ranks on one GPU"
 if CUDA_VISIBLE_DEVICES=0 "$BUILD/experiments/compopt" launch -n 4 -- comm-bench --backend hybrid \
      --sizes 4,64 --variants allreduce-fp32,compressed-sign,compressed-binary --iters 5 \
-     --out "$LOG/comm-bench-hybrid" >"$LOG/comm-bench-hybrid.log" 2>&1; then
+     --overwrite --out "$LOG/comm-bench-hybrid" >"$LOG/comm-bench-hybrid.log" 2>&1; then
   grep -E 'variant|compressed|allreduce' "$LOG/comm-bench-hybrid.log" | head -12
 else
   fail "comm-bench hybrid (see $LOG/comm-bench-hybrid.log)"
@@ -111,7 +111,7 @@ if ((HAVE_NCCL && GPUS >= 2)); then
   step "comm-bench: NCCL on $GPUS GPUs"
   if "$BUILD/experiments/compopt" launch -n "$GPUS" -- comm-bench --backend nccl --sizes 4,64 \
        --variants allreduce-fp32,compressed-sign,compressed-binary --iters 5 \
-       --out "$LOG/comm-bench-nccl" >"$LOG/comm-bench-nccl.log" 2>&1; then
+       --overwrite --out "$LOG/comm-bench-nccl" >"$LOG/comm-bench-nccl.log" 2>&1; then
     grep -E 'variant|compressed|allreduce' "$LOG/comm-bench-nccl.log" | head -12
   else
     fail "comm-bench nccl (see $LOG/comm-bench-nccl.log)"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/optim/optimizer_registry.h"
+#include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "net_models/cluster_presets.h"
 
@@ -41,22 +42,62 @@ StepConfig resolve_scenario(const Scenario& s) {
   return config;
 }
 
-std::string scenario_csv_header() {
-  return "workload,cluster,topology,optimizer,stage,nodes,gpus_per_node,gpus,inter_node_gbps,batch_"
-         "per_gpu,"
-         "grad_accum,overlap,forward_s,backward_compute_s,comm_s,compress_s,step_s,step_time_s,"
-         "throughput_samples_s,allreduce_pct,bytes_per_gpu,inter_node_bytes\n";
+const CsvSchema& scenario_csv_schema() {
+  static const CsvSchema schema("scenario CSV", {{"workload"},
+                                                 {"cluster"},
+                                                 {"topology"},
+                                                 {"optimizer"},
+                                                 {"stage"},
+                                                 {"nodes"},
+                                                 {"gpus_per_node"},
+                                                 {"gpus"},
+                                                 {"inter_node_gbit_s"},
+                                                 {"inter_node_efficiency"},
+                                                 {"inter_node_effective_gbit_s", "{:.6g}"},
+                                                 {"batch_per_gpu"},
+                                                 {"grad_accum"},
+                                                 {"overlap"},
+                                                 {"forward_s", "{:.6e}"},
+                                                 {"backward_compute_s", "{:.6e}"},
+                                                 {"comm_s", "{:.6e}"},
+                                                 {"compress_s", "{:.6e}"},
+                                                 {"step_s", "{:.6e}"},
+                                                 {"step_time_s", "{:.6e}"},
+                                                 {"throughput_samples_s", "{:.3f}"},
+                                                 {"allreduce_pct", "{:.2f}"},
+                                                 {"bytes_per_gpu", "{:.0f}"},
+                                                 {"inter_node_bytes", "{:.0f}"}});
+  return schema;
 }
 
+std::string scenario_csv_header() { return scenario_csv_schema().header(); }
+
 std::string scenario_csv_row(const Scenario& s, const StepConfig& c, const StageTiming& t) {
-  return fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{},{},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{:.3f},{:.2f},"
-      "{:.0f},{:.0f}\n",
-      c.workload.name, s.cluster, net::topology_name(c.cluster.topology), c.optimizer, t.stage,
-      c.cluster.nodes, c.cluster.gpus_per_node, c.cluster.gpus(), c.cluster.inter_node_gbps,
-      c.batch_per_gpu, c.grad_accum, c.overlap ? 1 : 0, t.forward_s, t.backward_compute_s, t.comm_s,
-      t.compress_s, t.step_s, t.step_time_s, t.throughput_samples_s, t.allreduce_pct(),
-      t.bytes_per_gpu, t.inter_node_bytes);
+  const net::ClusterSpec& k = c.cluster;
+  return scenario_csv_schema().row({c.workload.name,
+                                    s.cluster,
+                                    net::topology_name(k.topology),
+                                    c.optimizer,
+                                    t.stage,
+                                    k.nodes,
+                                    k.gpus_per_node,
+                                    k.gpus(),
+                                    k.inter_node_gbps,
+                                    k.inter_node_efficiency,
+                                    k.inter_node_gbps * k.inter_node_efficiency,
+                                    c.batch_per_gpu,
+                                    c.grad_accum,
+                                    c.overlap,
+                                    t.forward_s,
+                                    t.backward_compute_s,
+                                    t.comm_s,
+                                    t.compress_s,
+                                    t.step_s,
+                                    t.step_time_s,
+                                    t.throughput_samples_s,
+                                    t.allreduce_pct(),
+                                    t.bytes_per_gpu,
+                                    t.inter_node_bytes});
 }
 
 }  // namespace compopt::sim

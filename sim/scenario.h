@@ -31,6 +31,8 @@ struct Scenario {
 // GPU count not divisible into nodes, non-positive bandwidth, ...).
 StepConfig resolve_scenario(const Scenario& scenario);
 
+// Columns: inter_node_gbit_s is the NIC's nominal rate; the simulated links run at
+// inter_node_effective_gbit_s = nominal x inter_node_efficiency (the preset's fit).
 std::string scenario_csv_header();
 std::string scenario_csv_row(const Scenario& scenario, const StepConfig& config,
                              const StageTiming& timing);

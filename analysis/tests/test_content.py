@@ -60,7 +60,7 @@ def test_bandwidth_lines_are_the_csv_speedups():
     rows = raw_rows("bandwidth", "bandwidth.csv")
     by_label = {line.get_label(): line for line in ax.lines}
     line = by_label["BERT-Large: 1-bit LAMB vs LAMB"]
-    expected = sorted((float(r["inter_node_gbps"]), float(r["speedup"])) for r in rows
+    expected = sorted((float(r["inter_node_effective_gbit_s"]), float(r["speedup"])) for r in rows
                       if r["optimizer"] == "onebit-lamb")
     assert list(line.get_xdata()) == [e[0] for e in expected]
     assert list(line.get_ydata()) == [e[1] for e in expected]
@@ -120,9 +120,9 @@ def test_break_even_above_range_bar_reaches_search_end():
     ax = fig.axes[0]
     rows = raw_rows("break_even", "break_even.csv")
     ends = sorted(round(p.get_x() + p.get_width(), 6) for p in ax.patches)
-    expected = sorted([round(float(r["break_even_gbps"]), 6) for r in rows
+    expected = sorted([round(float(r["break_even_effective_gbit_s"]), 6) for r in rows
                        if r["status"] == "found"]
-                      + [round(float(r["search_hi_gbps"]), 6) for r in rows
+                      + [round(float(r["search_hi_effective_gbit_s"]), 6) for r in rows
                          if r["status"] == "above_range"])
     assert ends == expected
     texts = [t.get_text() for t in ax.texts]

@@ -68,10 +68,10 @@ def test_unknown_status_exits_2(run_dir):
 
 def test_found_without_value_exits_2(run_dir):
     csv = run_dir / "break_even" / "break_even.csv"
-    edit_csv(csv, set_cell(2, "break_even_gbps", ""))  # row 2 has status found
+    edit_csv(csv, set_cell(2, "break_even_effective_gbit_s", ""))  # row 2 has status found
     result = run_script("plot_break_even.py", run_dir)
     assert result.returncode == 2
-    assert_clean_error(result, "line 2", "break_even_gbps")
+    assert_clean_error(result, "line 2", "break_even_effective_gbit_s")
 
 
 def test_ragged_row_and_empty_file_exit_2(run_dir):

@@ -1,7 +1,6 @@
 #include "core/optim/optimizer_state.h"
 
-#include <cstring>
-
+#include "core/util/byte_codec.h"
 #include "core/util/error.h"
 
 namespace compopt {
@@ -9,63 +8,6 @@ namespace {
 
 constexpr uint32_t kMagic = 0x5453504fu;  // "OPST"
 constexpr uint32_t kVersion = 1;
-
-class Writer {
- public:
-  template <typename T>
-  void pod(const T& v) {
-    raw(&v, sizeof(T));
-  }
-  void raw(const void* p, size_t n) {
-    const auto* b = static_cast<const std::byte*>(p);
-    out_.insert(out_.end(), b, b + n);
-  }
-  void str(const std::string& s) {
-    pod<uint64_t>(s.size());
-    raw(s.data(), s.size());
-  }
-  std::vector<std::byte> take() { return std::move(out_); }
-
- private:
-  std::vector<std::byte> out_;
-};
-
-class Reader {
- public:
-  explicit Reader(std::span<const std::byte> in) : in_(in) {}
-  template <typename T>
-  T pod() {
-    T v;
-    raw(&v, sizeof(T));
-    return v;
-  }
-  void raw(void* p, size_t n) {
-    if (n > in_.size() - pos_) {
-      throw InvalidArgument("OptimizerState::from_bytes: blob truncated at byte " +
-                            std::to_string(pos_));
-    }
-    if (n != 0) std::memcpy(p, in_.data() + pos_, n);
-    pos_ += n;
-  }
-  uint64_t count(size_t elem) {
-    const auto n = pod<uint64_t>();
-    if (elem != 0 && n > (in_.size() - pos_) / elem) {
-      throw InvalidArgument("OptimizerState::from_bytes: entry length " + std::to_string(n) +
-                            " exceeds the blob");
-    }
-    return n;
-  }
-  std::string str() {
-    std::string s(count(1), '\0');
-    raw(s.data(), s.size());
-    return s;
-  }
-  bool done() const { return pos_ == in_.size(); }
-
- private:
-  std::span<const std::byte> in_;
-  size_t pos_ = 0;
-};
 
 }  // namespace
 
@@ -114,47 +56,41 @@ double OptimizerState::scalar(const std::string& key) const {
 }
 
 std::vector<std::byte> OptimizerState::to_bytes() const {
-  Writer w;
-  w.pod(kMagic);
-  w.pod(kVersion);
-  w.pod<uint64_t>(tensors.size());
+  ByteWriter w;
+  w.put(kMagic);
+  w.put(kVersion);
+  w.put<uint64_t>(tensors.size());
   for (const auto& [key, values] : tensors) {
-    w.str(key);
-    w.pod<uint64_t>(values.size());
-    w.raw(values.data(), values.size() * sizeof(float));
+    w.put_string(key);
+    w.put_array<float>(values);
   }
-  w.pod<uint64_t>(scalars.size());
+  w.put<uint64_t>(scalars.size());
   for (const auto& [key, values] : scalars) {
-    w.str(key);
-    w.pod<uint64_t>(values.size());
-    w.raw(values.data(), values.size() * sizeof(double));
+    w.put_string(key);
+    w.put_array<double>(values);
   }
   return w.take();
 }
 
 OptimizerState OptimizerState::from_bytes(std::span<const std::byte> blob) {
-  Reader r(blob);
-  if (r.pod<uint32_t>() != kMagic) {
+  ByteReader r(blob, "OptimizerState::from_bytes: blob");
+  if (r.get<uint32_t>() != kMagic) {
     throw InvalidArgument("OptimizerState::from_bytes: not an optimizer state blob (bad magic)");
   }
-  if (const auto v = r.pod<uint32_t>(); v != kVersion) {
+  if (const auto v = r.get<uint32_t>(); v != kVersion) {
     throw InvalidArgument("OptimizerState::from_bytes: version " + std::to_string(v) +
                           ", expected " + std::to_string(kVersion));
   }
   OptimizerState state;
-  for (uint64_t i = 0, n = r.count(1); i < n; ++i) {
-    std::string key = r.str();
-    std::vector<float> values(r.count(sizeof(float)));
-    r.raw(values.data(), values.size() * sizeof(float));
-    state.tensors.emplace(std::move(key), std::move(values));
+  for (uint64_t i = 0, n = r.get_count(1); i < n; ++i) {
+    std::string key = r.get_string();
+    state.tensors.emplace(std::move(key), r.get_array<float>());
   }
-  for (uint64_t i = 0, n = r.count(1); i < n; ++i) {
-    std::string key = r.str();
-    std::vector<double> values(r.count(sizeof(double)));
-    r.raw(values.data(), values.size() * sizeof(double));
-    state.scalars.emplace(std::move(key), std::move(values));
+  for (uint64_t i = 0, n = r.get_count(1); i < n; ++i) {
+    std::string key = r.get_string();
+    state.scalars.emplace(std::move(key), r.get_array<double>());
   }
-  if (!r.done()) throw InvalidArgument("OptimizerState::from_bytes: trailing bytes after state");
+  if (!r.done()) r.fail("trailing bytes after the state");
   return state;
 }
 

@@ -14,8 +14,9 @@
 // pure function of (seed, rank, epoch / step / example).
 //
 // File: "CMPCKPT1" magic (8 bytes), u32 format version, u32 flags (0), u64 body
-// length, the body, and a u32 zlib crc32 of everything before it; all
-// little-endian. Files are written to a temporary name, flushed and renamed.
+// length, the body, and a u32 crc32 (core/util/crc32.h) of everything before it;
+// all little-endian (core/util/byte_codec.h). Files are written atomically through
+// an Env (core/util/file_io.h): temporary name, fsync, rename, fsync of the folder.
 // Reading refuses a wrong magic, another version, a truncated or overlong
 // file, a checksum mismatch and an inconsistent body with InvalidArgument
 // naming the file and the problem.
@@ -32,6 +33,7 @@
 #include "core/optim/optimizer_state.h"
 #include "core/train/shard_sampler.h"
 #include "core/train/step_record.h"
+#include "core/util/io_env.h"
 
 namespace compopt {
 
@@ -65,11 +67,12 @@ std::vector<std::byte> encode_checkpoint(const Checkpoint& checkpoint);
 // Parses and verifies file contents; `source` names them in messages.
 Checkpoint decode_checkpoint(std::span<const std::byte> bytes, const std::string& source);
 
-// Atomic write (temporary file in the same folder, flush, rename). Throws
-// std::runtime_error when the file cannot be written.
-void write_checkpoint_file(const std::filesystem::path& path, const Checkpoint& checkpoint);
+// Atomic write (write_file_atomic). Throws IoError naming the file and the errno text
+// when it cannot be written; no temporary file is left behind.
+void write_checkpoint_file(const std::filesystem::path& path, const Checkpoint& checkpoint,
+                           Env& env = default_env());
 // Throws InvalidArgument when the file is missing, unreadable or not valid.
-Checkpoint read_checkpoint_file(const std::filesystem::path& path);
+Checkpoint read_checkpoint_file(const std::filesystem::path& path, Env& env = default_env());
 
 // Layout of checkpoints in a run directory: <run>/checkpoints/step-<8 digits>.ckpt.
 std::filesystem::path checkpoint_path(const std::filesystem::path& run_dir, int64_t step);

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "core/util/csv_schema.h"
+
 namespace compopt {
 
 struct StepRecord {
@@ -39,10 +41,11 @@ struct StepRecord {
   std::vector<double> layer_ratios;
 };
 
-// "step,samples,epoch,stage,lr,train_loss,test_loss,test_accuracy,var_norm_l2,
-//  var_ratio_l1,bytes_sent,bytes_sent_inter_node,time_s" (no newline).
-std::string metrics_csv_header();
-// One CSV line (no newline); empty cells for absent values.
-std::string metrics_csv_row(const StepRecord& r);
+// metrics.csv: step, samples, epoch, stage, lr, train_loss, test_loss, test_accuracy,
+// var_norm_l2, var_ratio_l1, bytes_sent, bytes_sent_inter_node, time_s; empty cells
+// for absent values.
+const CsvSchema& metrics_csv_schema();
+// The whole file: header and one row per record.
+std::string metrics_csv(const std::vector<StepRecord>& records);
 
 }  // namespace compopt

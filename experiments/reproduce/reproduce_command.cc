@@ -29,6 +29,7 @@ struct Options {
   bool full = false;
   std::vector<std::string> only;
   std::string out;
+  bool overwrite = false;
   int jobs = 0;
   bool figures = true;
   std::string analysis_dir;
@@ -96,7 +97,7 @@ std::string report(const Options& o, const RunDirectory& dir, const std::vector<
     md += fmt::format("\n<a id=\"{}\"></a>\n## {}\n\n", r.study->name, r.study->help);
     md += r.ok ? r.section : fmt::format("**Failed:** {}\n", r.section);
     if (r.ok && figure_problem.empty() &&
-        fs::exists(dir.path() / "figures" / (r.study->name + ".png")))
+        fs::exists(dir.work_path() / "figures" / (r.study->name + ".png")))
       md += fmt::format("\n![{}](figures/{}.png)\n", r.study->help, r.study->name);
     md += fmt::format("\nCSV: `{}/`\n", r.study->name);
   }
@@ -115,47 +116,51 @@ void run(const Options& o) {
   const std::vector<const Study*> studies = selected_studies(o);
   if (o.jobs < 0)
     throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
-  const RunDirectory dir("reproduce", o.out);
-  fmt::print("compopt reproduce ({} scale): {} studies into {}\n", o.full ? "full" : "quick",
-             studies.size(), dir.path().string());
-  const auto start = std::chrono::steady_clock::now();
-  const auto seconds_since = [](auto t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
-  std::vector<Outcome> outcomes;
-  bool all_ok = true;
-  for (size_t i = 0; i < studies.size(); ++i) {
-    const Study& study = *studies[i];
-    fmt::print("[{}/{}] {} ...\n", i + 1, studies.size(), study.help);
-    std::fflush(stdout);
-    const auto t0 = std::chrono::steady_clock::now();
-    Outcome outcome{&study, "", 0, false};
-    try {
-      reproduce::StudyContext context{dir.path() / study.name, o.full, parallel_jobs(o.jobs)};
-      fs::create_directories(context.dir);
-      outcome.section = study.run(context);
-      outcome.ok = true;
-    } catch (const std::exception& e) {
-      outcome.section = e.what();
-      all_ok = false;
-      fmt::print(stderr, "study {} failed: {}\n", study.name, e.what());
+  RunDirectory dir("reproduce", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    fmt::print("compopt reproduce ({} scale): {} studies into {}\n", o.full ? "full" : "quick",
+               studies.size(), dir.path().string());
+    const auto start = std::chrono::steady_clock::now();
+    const auto seconds_since = [](auto t) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    std::vector<Outcome> outcomes;
+    bool all_ok = true;
+    for (size_t i = 0; i < studies.size(); ++i) {
+      const Study& study = *studies[i];
+      fmt::print("[{}/{}] {} ...\n", i + 1, studies.size(), study.help);
+      std::fflush(stdout);
+      const auto t0 = std::chrono::steady_clock::now();
+      Outcome outcome{&study, "", 0, false};
+      try {
+        reproduce::StudyContext context{dir.work_path() / study.name, o.full,
+                                        parallel_jobs(o.jobs)};
+        fs::create_directories(context.dir);
+        outcome.section = study.run(context);
+        outcome.ok = true;
+      } catch (const std::exception& e) {
+        outcome.section = e.what();
+        all_ok = false;
+        fmt::print(stderr, "study {} failed: {}\n", study.name, e.what());
+      }
+      outcome.seconds = seconds_since(t0);
+      fmt::print("      {} in {:.1f} s\n", outcome.ok ? "done" : "FAILED", outcome.seconds);
+      outcomes.push_back(std::move(outcome));
     }
-    outcome.seconds = seconds_since(t0);
-    fmt::print("      {} in {:.1f} s\n", outcome.ok ? "done" : "FAILED", outcome.seconds);
-    outcomes.push_back(std::move(outcome));
-  }
-  const std::string figure_problem = o.figures ? draw_figures(o, dir.path()) : "--no-figures given";
-  dir.write_file("report.md", report(o, dir, outcomes, figure_problem, seconds_since(start)));
-  std::vector<std::string> names;
-  for (const Study* s : studies) names.push_back(s->name);
-  dir.write_run_json({{"scale", o.full ? "full" : "quick"},
-                      {"studies", names},
-                      {"jobs", parallel_jobs(o.jobs)},
-                      {"seconds", seconds_since(start)}});
+    const std::string figure_problem =
+        o.figures ? draw_figures(o, dir.work_path()) : "--no-figures given";
+    dir.write_file("report.md", report(o, dir, outcomes, figure_problem, seconds_since(start)));
+    std::vector<std::string> names;
+    for (const Study* s : studies) names.push_back(s->name);
+    dir.write_run_json({{"scale", o.full ? "full" : "quick"},
+                        {"studies", names},
+                        {"jobs", parallel_jobs(o.jobs)},
+                        {"seconds", seconds_since(start)}});
+    if (!figure_problem.empty() && o.figures) fmt::print(stderr, "figures: {}\n", figure_problem);
+    if (!all_ok) throw std::runtime_error("some studies failed (see report.md)");
+  });
   if (o.out.empty()) link_latest(dir.path());
   fmt::print("\nreport: {}\n", (dir.path() / "report.md").string());
-  if (!figure_problem.empty() && o.figures) fmt::print(stderr, "figures: {}\n", figure_problem);
-  if (!all_ok) throw std::runtime_error("some studies failed (see report.md)");
 }
 
 }  // namespace
@@ -171,6 +176,7 @@ void register_reproduce_command(CLI::App& app) {
                       reproduce::study_registry().expected())
       ->delimiter(',');
   cmd->add_option("--out", o->out, "run directory (default runs/reproduce-<time>)");
+  add_overwrite_flag(*cmd, o->overwrite);
   cmd->add_option("--jobs", o->jobs, "processes at once (0 = all cores)")->capture_default_str();
   cmd->add_flag("!--no-figures", o->figures, "skip the matplotlib figures");
   cmd->add_option("--analysis-dir", o->analysis_dir,

@@ -1,11 +1,12 @@
 #include "experiments/reproduce/study.h"
 
-#include "experiments/run_directory.h"
+#include "core/util/file_io.h"
 
 namespace compopt::cli::reproduce {
 
 void StudyContext::write_file(const std::string& name, const std::string& contents) const {
-  RunDirectory(dir.filename().string(), dir.string()).write_file(name, contents);
+  default_env().create_dirs(dir);
+  write_file_atomic(dir / name, contents);
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/util/csv_schema.h"
 #include "experiments/forked_jobs.h"
 #include "experiments/reproduce/compression_pairs.h"
 #include "experiments/reproduce/markdown_table.h"
@@ -83,9 +84,17 @@ std::string run_break_even_study(const StudyContext& context) {
              return fmt::format("break-even search of {} vs {} on {}", pairs[i].optimizer,
                                 pairs[i].baseline, pairs[i].workload);
            }});
-  std::string csv =
-      "workload,gpus,baseline,optimizer,break_even_gbps,search_lo_gbps,search_hi_gbps,"
-      "speedup_at_lo,status\n";
+  // Effective rates (what collectives achieve): the preset's NIC rate x its efficiency.
+  static const CsvSchema schema("break_even.csv", {{"workload"},
+                                                   {"gpus"},
+                                                   {"baseline"},
+                                                   {"optimizer"},
+                                                   {"break_even_effective_gbit_s", "{:.4g}"},
+                                                   {"search_lo_effective_gbit_s", "{:g}"},
+                                                   {"search_hi_effective_gbit_s", "{:g}"},
+                                                   {"speedup_at_lo", "{:.4f}"},
+                                                   {"status"}});
+  CsvWriter csv(schema);
   MarkdownTable table({"workload", "cluster", "pair", "break-even (Gbit/s)",
                        "speedup at 0.01 Gbit/s", "simulations"});
   for (size_t i = 0; i < pairs.size(); ++i) {
@@ -94,16 +103,16 @@ std::string run_break_even_study(const StudyContext& context) {
     in >> s.status >> s.break_even >> s.speedup_at_low >> s.evaluations;
     const CompressionPair& p = pairs[i];
     const bool found = s.status == "found";
-    csv += fmt::format("{},{},{},{},{},{:g},{:g},{:.4f},{}\n", p.workload, kGpus, p.baseline,
-                       p.optimizer, found ? fmt::format("{:.4g}", s.break_even) : "", kLowGbps,
-                       kHighGbps, s.speedup_at_low, s.status);
+    csv.add({p.workload, kGpus, p.baseline, p.optimizer,
+             found ? std::optional<double>(s.break_even) : std::nullopt, kLowGbps, kHighGbps,
+             s.speedup_at_low, s.status});
     const std::string where = found                       ? fmt::format("{:.3g}", s.break_even)
                               : s.status == "above_range" ? fmt::format("> {:g}", kHighGbps)
                                                           : fmt::format("< {:g}", kLowGbps);
     table.add({p.workload, p.cluster, p.optimizer + " / " + p.baseline, where,
                fmt::format("{:.2f}x", s.speedup_at_low), std::to_string(2 * s.evaluations)});
   }
-  context.write_file("break_even.csv", csv);
+  context.write_file("break_even.csv", csv.text());
   return fmt::format(
       "Effective inter-node bandwidth above which the compressed optimizer's compression stage is "
       "no "

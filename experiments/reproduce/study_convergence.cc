@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/util/csv_schema.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/reproduce/training_runs.h"
@@ -42,33 +43,53 @@ std::string mean_std(const std::vector<double>& v, double scale, int digits) {
                      scale * std::sqrt(var / static_cast<double>(v.size() - 1)), digits);
 }
 
+const CsvSchema& curves_schema() {
+  static const CsvSchema schema("curves.csv", {{"optimizer"},
+                                               {"seed"},
+                                               {"step"},
+                                               {"samples"},
+                                               {"epoch"},
+                                               {"time_s"},
+                                               {"stage"},
+                                               {"train_loss"},
+                                               {"test_loss"},
+                                               {"test_accuracy"},
+                                               {"bytes_sent"}});
+  return schema;
+}
+
+const CsvSchema& summary_schema() {
+  static const CsvSchema schema("summary.csv", {{"optimizer"},
+                                                {"seed"},
+                                                {"final_test_accuracy", "{:.6f}"},
+                                                {"final_test_loss", "{:.6f}"},
+                                                {"time_s", "{:.6f}"},
+                                                {"bytes_sent", "{:.0f}"}});
+  return schema;
+}
+
 }  // namespace
 
 std::string run_convergence_study(const StudyContext& context) {
   const std::vector<int> seeds = training_seeds(context);
   const std::vector<TrainingRun> runs = training_runs(context, convergence_optimizers(), seeds);
-  std::string curves =
-      "optimizer,seed,step,samples,epoch,time_s,stage,train_loss,test_loss,test_accuracy,"
-      "bytes_sent\n";
-  std::string summary = "optimizer,seed,final_test_accuracy,final_test_loss,time_s,bytes_sent\n";
+  CsvWriter curves(curves_schema());
+  CsvWriter summary(summary_schema());
   std::map<std::string, std::vector<Summary>> by_optimizer;
   for (const TrainingRun& run : runs) {
     const CsvTable& m = run.metrics;
     for (size_t r = 0; r < m.rows(); ++r) {
-      curves +=
-          fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", run.optimizer, run.seed,
-                      m.text(r, "step"), m.text(r, "samples"), m.text(r, "epoch"),
-                      m.text(r, "time_s"), m.text(r, "stage"), m.text(r, "train_loss"),
-                      m.text(r, "test_loss"), m.text(r, "test_accuracy"), m.text(r, "bytes_sent"));
+      curves.add({run.optimizer, run.seed, m.text(r, "step"), m.text(r, "samples"),
+                  m.text(r, "epoch"), m.text(r, "time_s"), m.text(r, "stage"),
+                  m.text(r, "train_loss"), m.text(r, "test_loss"), m.text(r, "test_accuracy"),
+                  m.text(r, "bytes_sent")});
     }
     const Summary s = summarize(run);
-    summary += fmt::format("{},{},{},{},{:.6f},{:.0f}\n", run.optimizer, run.seed,
-                           s.accuracy ? fmt::format("{:.6f}", *s.accuracy) : "",
-                           s.loss ? fmt::format("{:.6f}", *s.loss) : "", s.time_s, s.bytes);
+    summary.add({run.optimizer, run.seed, s.accuracy, s.loss, s.time_s, s.bytes});
     by_optimizer[run.optimizer].push_back(s);
   }
-  context.write_file("curves.csv", curves);
-  context.write_file("summary.csv", summary);
+  context.write_file("curves.csv", curves.text());
+  context.write_file("summary.csv", summary.text());
 
   MarkdownTable table(
       {"optimizer", "test accuracy %", "test loss", "simulated time s", "MB sent per rank"});

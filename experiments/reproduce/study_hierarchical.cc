@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/util/csv_schema.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/simulated_scenarios.h"
 #include "experiments/reproduce/study.h"
@@ -35,8 +36,14 @@ std::string run_hierarchical_study(const StudyContext& context) {
   const std::vector<StageTimings> timings = simulate_scenarios(scenarios, context.jobs);
   const uint64_t elements = sim::resolve_scenario(scenarios.front()).workload.parameters;
 
-  std::string csv =
-      "nodes,gpus_per_node,gpus,scheme,elements,inter_node_bytes_per_node,allreduce_ms\n";
+  static const CsvSchema schema("hierarchical.csv", {{"nodes"},
+                                                     {"gpus_per_node"},
+                                                     {"gpus"},
+                                                     {"scheme"},
+                                                     {"elements"},
+                                                     {"inter_node_bytes_per_node", "{:.0f}"},
+                                                     {"allreduce_ms", "{:.3f}"}});
+  CsvWriter csv(schema);
   MarkdownTable table({"nodes x GPUs/node", "flat MB/node", "hierarchical MB/node", "bytes ratio",
                        "flat ms", "hierarchical ms", "time ratio"});
   size_t i = 0;
@@ -47,14 +54,13 @@ std::string run_hierarchical_study(const StudyContext& context) {
         const sim::StageTiming& t = steady_stage(timings[i]);
         bytes[k] = t.inter_node_bytes;
         ms[k] = 1e3 * t.comm_s;
-        csv += fmt::format("{},{},{},{},{},{:.0f},{:.3f}\n", n, g, n * g, schemes[k].first,
-                           elements, bytes[k], ms[k]);
+        csv.add({n, g, n * g, schemes[k].first, elements, bytes[k], ms[k]});
       }
       table.add({fmt::format("{} x {}", n, g), fixed(bytes[0] / 1e6, 2), fixed(bytes[1] / 1e6, 2),
                  fmt::format("{:.2f}x", bytes[0] / bytes[1]), fixed(ms[0]), fixed(ms[1]),
                  fmt::format("{:.2f}x", ms[0] / ms[1])});
     }
-  context.write_file("hierarchical.csv", csv);
+  context.write_file("hierarchical.csv", csv.text());
   return fmt::format(
       "Birder's 1-bit (binary) compressed allreduce of ResNet-50's {:.1f}M-element gradient on "
       "ethernet-a100-8 (10 Gbit/s between nodes), flat against hierarchical. Ratios are flat / "

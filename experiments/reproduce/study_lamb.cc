@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 
+#include "core/util/csv_schema.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/reproduce/training_runs.h"
@@ -17,7 +18,10 @@ namespace compopt::cli::reproduce {
 
 std::string run_lamb_study(const StudyContext& context) {
   const std::vector<TrainingRun> runs = training_runs(context, {"lamb", "onebit-lamb"}, {1});
-  std::string csv = "optimizer,step,stage,layer,layer_name,coefficient,ratio\n";
+  static const CsvSchema schema(
+      "coefficients.csv",
+      {{"optimizer"}, {"step"}, {"stage"}, {"layer"}, {"layer_name"}, {"coefficient"}, {"ratio"}});
+  CsvWriter csv(schema);
   struct Range {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo, last = 0;
     bool any = false;
@@ -31,15 +35,14 @@ std::string run_lamb_study(const StudyContext& context) {
     const CsvTable& t = run.layers;
     for (size_t r = 0; r < t.rows(); ++r) {
       const std::string& layer = t.text(r, "layer_name");
-      csv += fmt::format("{},{},{},{},{},{},{}\n", run.optimizer, t.text(r, "step"),
-                         t.text(r, "stage"), t.text(r, "layer"), layer, t.text(r, "coefficient"),
-                         t.text(r, "ratio"));
+      csv.add({run.optimizer, t.text(r, "step"), t.text(r, "stage"), t.text(r, "layer"), layer,
+               t.text(r, "coefficient"), t.text(r, "ratio")});
       if (std::find(layers.begin(), layers.end(), layer) == layers.end()) layers.push_back(layer);
       coefficient[run.optimizer][layer].add(t.number(r, "coefficient"));
       if (auto v = t.maybe(r, "ratio")) ratio[layer].add(*v);
     }
   }
-  context.write_file("coefficients.csv", csv);
+  context.write_file("coefficients.csv", csv.text());
   MarkdownTable table({"tensor", "LAMB c_t range", "LAMB final c_t", "1-bit LAMB c_t range",
                        "1-bit LAMB final c_t", "1-bit LAMB r_t range"});
   for (const std::string& layer : layers) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/util/csv_schema.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/simulated_scenarios.h"
 #include "experiments/reproduce/study.h"
@@ -41,10 +42,23 @@ std::string run_profile_study(const StudyContext& context) {
     }
   const std::vector<StageTimings> timings = simulate_scenarios(scenarios, context.jobs);
 
-  std::string csv =
-      "network,nodes,gpus,batch_per_gpu,grad_accum,optimizer,stage,forward_ms,allreduce_ms,"
-      "backward_else_ms,compress_ms,step_ms,total_ms,allreduce_pct,published_allreduce_ms,"
-      "published_allreduce_pct\n";
+  static const CsvSchema schema("profile.csv", {{"network"},
+                                                {"nodes"},
+                                                {"gpus"},
+                                                {"batch_per_gpu"},
+                                                {"grad_accum"},
+                                                {"optimizer"},
+                                                {"stage"},
+                                                {"forward_ms", "{:.3f}"},
+                                                {"allreduce_ms", "{:.3f}"},
+                                                {"backward_else_ms", "{:.3f}"},
+                                                {"compress_ms", "{:.3f}"},
+                                                {"step_ms", "{:.3f}"},
+                                                {"total_ms", "{:.3f}"},
+                                                {"allreduce_pct", "{:.2f}"},
+                                                {"published_allreduce_ms", "{:.2f}"},
+                                                {"published_allreduce_pct", "{:.0f}"}});
+  CsvWriter csv(schema);
   MarkdownTable table({"network", "nodes", "GPUs", "batch/GPU x accum", "AR ms (ours)",
                        "AR ms (published)", "error", "AR % (ours)", "AR % (published)",
                        "difference (points)", "1-bit Adam AR ms", "1-bit Adam AR %"});
@@ -55,13 +69,13 @@ std::string run_profile_study(const StudyContext& context) {
     for (size_t o = 0; o < optimizers.size(); ++o) {
       for (const sim::StageTiming& t : timings[r * optimizers.size() + o]) {
         const bool published = optimizers[o] == "adam";
-        csv += fmt::format(
-            "{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.2f},{},{}\n",
-            network, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, optimizers[o], t.stage,
-            1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s, 1e3 * t.compress_s,
-            1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(),
-            published ? fmt::format("{:.2f}", row.allreduce_ms) : "",
-            published ? fmt::format("{:.0f}", row.allreduce_pct) : "");
+        const auto if_published = [&](double v) {
+          return published ? std::optional<double>(v) : std::nullopt;
+        };
+        csv.add({network, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, optimizers[o],
+                 t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s,
+                 1e3 * t.compress_s, 1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(),
+                 if_published(row.allreduce_ms), if_published(row.allreduce_pct)});
       }
     }
     const sim::StageTiming& adam = timings[r * optimizers.size()].front();
@@ -76,7 +90,7 @@ std::string run_profile_study(const StudyContext& context) {
                fmt::format("{:+.1f}", adam.allreduce_pct() - row.allreduce_pct),
                fixed(1e3 * onebit.comm_s), fixed(onebit.allreduce_pct())});
   }
-  context.write_file("profile.csv", csv);
+  context.write_file("profile.csv", csv.text());
   return fmt::format(
       "BERT-Large (seq 128, fp16 gradients) on the two V100 clusters of [1BA] Table 1, one "
       "simulated step per published configuration (AR = backward allreduce). The Adam rows are "

@@ -14,6 +14,7 @@
 #include <optional>
 #include <tuple>
 
+#include "core/util/csv_schema.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/simulated_scenarios.h"
 #include "experiments/reproduce/study.h"
@@ -91,9 +92,23 @@ std::string run_scalability_study(const StudyContext& context) {
   }
   const std::vector<StageTimings> timings = simulate_scenarios(scenarios, context.jobs);
 
-  std::string csv =
-      "comparison,workload,cluster,optimizer,stage,gpus,nodes,gpus_per_node,inter_node_gbps,"
-      "batch_per_gpu,throughput_samples_s,step_ms,allreduce_ms,published_throughput_samples_s\n";
+  static const CsvSchema schema("scalability.csv", {{"comparison"},
+                                                    {"workload"},
+                                                    {"cluster"},
+                                                    {"optimizer"},
+                                                    {"stage"},
+                                                    {"gpus"},
+                                                    {"nodes"},
+                                                    {"gpus_per_node"},
+                                                    {"inter_node_gbit_s"},
+                                                    {"inter_node_efficiency"},
+                                                    {"inter_node_effective_gbit_s", "{:.6g}"},
+                                                    {"batch_per_gpu"},
+                                                    {"throughput_samples_s", "{:.2f}"},
+                                                    {"step_ms", "{:.3f}"},
+                                                    {"allreduce_ms", "{:.3f}"},
+                                                    {"published_throughput_samples_s", "{:.0f}"}});
+  CsvWriter csv(schema);
   MarkdownTable published({"workload", "optimizer", "GPUs", "batch/GPU", "samples/s (ours)",
                            "samples/s (published)", "error", "role of the published value"});
   MarkdownTable speedups(
@@ -107,12 +122,12 @@ std::string run_scalability_study(const StudyContext& context) {
                                  ? p.comparison->name
                                  : fmt::format("{}_b{}", p.comparison->name, p.batch);
     for (const sim::StageTiming& t : timings[i]) {
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.2f},{:.3f},{:.3f},{}\n", name,
-                         p.comparison->workload, p.comparison->cluster, p.optimizer, t.stage,
-                         p.gpus, config.cluster.nodes, config.cluster.gpus_per_node,
-                         config.cluster.inter_node_gbps, p.batch, t.throughput_samples_s,
-                         1e3 * t.step_time_s, 1e3 * t.comm_s,
-                         paper ? fmt::format("{:.0f}", *paper) : "");
+      const net::ClusterSpec& cluster = config.cluster;
+      csv.add({name, p.comparison->workload, p.comparison->cluster, p.optimizer, t.stage, p.gpus,
+               cluster.nodes, cluster.gpus_per_node, cluster.inter_node_gbps,
+               cluster.inter_node_efficiency,
+               cluster.inter_node_gbps * cluster.inter_node_efficiency, p.batch,
+               t.throughput_samples_s, 1e3 * t.step_time_s, 1e3 * t.comm_s, paper});
     }
     const double ours = steady_stage(timings[i]).throughput_samples_s;
     if (paper) {
@@ -132,7 +147,7 @@ std::string run_scalability_study(const StudyContext& context) {
         speedups.add({c.name, std::to_string(gpus), fixed(base), c.optimizers[o], fixed(ours),
                       fmt::format("{:.2f}x", ours / base)});
       }
-  context.write_file("scalability.csv", csv);
+  context.write_file("scalability.csv", csv.text());
   return fmt::format(
       "Throughput (samples/s, compression stage for the compressed optimizers) against GPU count "
       "on the papers' clusters: BERT-Large on ethernet-v100-4 (4 V100 per node, 4.1 Gbit/s "

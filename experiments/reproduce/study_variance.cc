@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "core/optim/variance_freeze_detector.h"
+#include "core/util/csv_schema.h"
 #include "experiments/forked_jobs.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/study.h"
@@ -23,8 +24,24 @@ namespace {
 
 constexpr double kThreshold = 0.96;
 
+const CsvSchema& variance_schema() {
+  static const CsvSchema schema("variance.csv", {{"beta2"},
+                                                 {"step"},
+                                                 {"lr", "{:.6g}"},
+                                                 {"train_loss", "{:.8g}"},
+                                                 {"var_norm_l2", "{:.8g}"},
+                                                 {"var_ratio_l1", "{:.8g}"}});
+  return schema;
+}
+
+const CsvSchema& freeze_schema() {
+  static const CsvSchema schema("freeze.csv",
+                                {{"beta2"}, {"delta"}, {"threshold"}, {"freeze_step"}});
+  return schema;
+}
+
 struct VarianceRun {
-  std::string csv_rows;  // beta2,step,lr,train_loss,var_norm_l2,var_ratio_l1
+  std::string csv_rows;  // rows of variance_schema()
   std::optional<int64_t> freeze_step;
   int64_t steps = 0, lr_warmup_steps = 0;
 };
@@ -48,8 +65,8 @@ std::string variance_run(const StudyContext& context, double beta2) {
     const bool fires = r.var_norm_l1 && detector.observe(r.step, *r.var_norm_l1);
     if (fires && !freeze) freeze = r.step;
     const auto ratio = detector.last_ratio();
-    rows += fmt::format("{},{},{:.6g},{:.8g},{:.8g},{}\n", beta2, r.step, r.lr, r.train_loss,
-                        r.var_norm_l2.value_or(0.0), ratio ? fmt::format("{:.8g}", *ratio) : "");
+    rows += variance_schema().row(
+        {beta2, r.step, r.lr, r.train_loss, r.var_norm_l2.value_or(0.0), ratio});
   }
   return fmt::format("{} {} {}\n{}", config.steps, lr_warmup, freeze ? *freeze : -1, rows);
 }
@@ -64,8 +81,8 @@ std::string run_variance_study(const StudyContext& context) {
        .parallel = context.jobs,
        .work = [&](size_t i) { return variance_run(context, betas[i]); },
        .describe = [&](size_t i) { return fmt::format("Adam run with beta2 = {}", betas[i]); }});
-  std::string csv = "beta2,step,lr,train_loss,var_norm_l2,var_ratio_l1\n";
-  std::string freeze_csv = "beta2,delta,threshold,freeze_step\n";
+  std::string csv = variance_schema().header();
+  CsvWriter freeze_csv(freeze_schema());
   MarkdownTable table(
       {"beta2", "Delta", "steps", "LR warmup steps", "freeze step (auto)", "fraction of training"});
   for (size_t i = 0; i < betas.size(); ++i) {
@@ -76,8 +93,8 @@ std::string run_variance_study(const StudyContext& context) {
       throw std::runtime_error("variance study: malformed result from the Adam run");
     csv += text.substr(eol + 1);
     const int64_t delta = VarianceFreezeDetector::delta_for(betas[i]);
-    freeze_csv += fmt::format("{},{},{},{}\n", betas[i], delta, kThreshold,
-                              freeze > 0 ? std::to_string(freeze) : "");
+    freeze_csv.add(
+        {betas[i], delta, kThreshold, freeze > 0 ? std::optional<int64_t>(freeze) : std::nullopt});
     table.add({fmt::format("{}", betas[i]), std::to_string(delta), std::to_string(steps),
                std::to_string(warmup), freeze > 0 ? std::to_string(freeze) : "never",
                freeze > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(freeze) /
@@ -85,7 +102,7 @@ std::string run_variance_study(const StudyContext& context) {
                           : "—"});
   }
   context.write_file("variance.csv", csv);
-  context.write_file("freeze.csv", freeze_csv);
+  context.write_file("freeze.csv", freeze_csv.text());
   return fmt::format(
       "Adam (lr 1e-3 after a linear warmup over 2 Delta steps) on the Fashion-MNIST MLP, 16 "
       "ranks x 32. The detector freezes at the first step past the LR warmup where ||v_t||_1 / "

@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "core/util/csv_schema.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/reproduce/training_runs.h"
@@ -24,8 +25,13 @@ std::string run_volume_study(const StudyContext& context) {
   };
   const double baseline = total_bytes(runs.front());  // adam: fp32 ring allreduce every step
   constexpr double k = 32;
-  std::string csv =
-      "optimizer,warmup_fraction,k,formula_reduction,measured_reduction,relative_error\n";
+  static const CsvSchema schema("volume.csv", {{"optimizer"},
+                                               {"warmup_fraction", "{:.6f}"},
+                                               {"k"},
+                                               {"formula_reduction", "{:.6f}"},
+                                               {"measured_reduction", "{:.6f}"},
+                                               {"relative_error", "{:.6f}"}});
+  CsvWriter csv(schema);
   MarkdownTable table(
       {"optimizer", "uncompressed steps w", "formula 1/(w+(1-w)/32)", "measured", "error"});
   for (const TrainingRun& run : runs) {
@@ -36,12 +42,11 @@ std::string run_volume_study(const StudyContext& context) {
     const double w = static_cast<double>(uncompressed) / static_cast<double>(run.metrics.rows());
     const double formula = 1.0 / (w + (1.0 - w) / k);
     const double measured = baseline / total_bytes(run);
-    csv += fmt::format("{},{:.6f},{},{:.6f},{:.6f},{:.6f}\n", run.optimizer, w, k, formula,
-                       measured, (measured - formula) / formula);
+    csv.add({run.optimizer, w, k, formula, measured, (measured - formula) / formula});
     table.add({run.optimizer, fmt::format("{:.3f}", w), fmt::format("{:.3f}x", formula),
                fmt::format("{:.3f}x", measured), relative_error(measured, formula)});
   }
-  context.write_file("volume.csv", csv);
+  context.write_file("volume.csv", csv.text());
   return fmt::format(
       "Bytes sent per rank over a whole Fashion-MNIST run (MLP 784-256-256-10, 16 ranks), "
       "relative to Adam's fp32 ring allreduce, against the formula of docs/algorithms.md. "

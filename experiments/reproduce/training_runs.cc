@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "core/train/step_record.h"
+#include "core/util/csv_schema.h"
+#include "core/util/file_io.h"
 #include "experiments/forked_jobs.h"
 #include "experiments/run_directory.h"
 #include "experiments/train_config.h"
@@ -38,39 +39,35 @@ fs::path run_folder(const StudyContext& context, const std::string& optimizer, i
   return context.dir.parent_path() / "training" / fmt::format("{}-seed{}", optimizer, seed);
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string layers_csv(const TrainConfig& config, const std::vector<StepRecord>& records) {
-  std::ostringstream csv;
-  csv << "step,stage,layer,layer_name,coefficient,ratio\n";
+  static const CsvSchema schema("layers.csv", {{"step"},
+                                               {"stage"},
+                                               {"layer"},
+                                               {"layer_name"},
+                                               {"coefficient", "{:.9g}"},
+                                               {"ratio", "{:.9g}"}});
+  CsvWriter csv(schema);
   const ParamLayout& layout = config.task->layout();
   for (const StepRecord& r : records) {
     for (size_t l = 0; l < r.layer_coefficients.size(); ++l) {
-      csv << fmt::format("{},{},{},{},{:.9g},", r.step, r.stage, l, layout.tensor(l).name,
-                         r.layer_coefficients[l]);
-      if (l < r.layer_ratios.size()) csv << fmt::format("{:.9g}", r.layer_ratios[l]);
-      csv << "\n";
+      csv.add(
+          {r.step, r.stage, l, layout.tensor(l).name, r.layer_coefficients[l],
+           l < r.layer_ratios.size() ? std::optional<double>(r.layer_ratios[l]) : std::nullopt});
     }
   }
-  return csv.str();
+  return csv.text();
 }
 
 // In the child: trains one run and writes its folder.
 void train_one(const StudyContext& context, const std::string& optimizer, int seed) {
   const TrainConfig config = load_train_config("", training_overrides(context, optimizer, seed));
   const TrainResult result = run_training(config);
-  RunDirectory dir("train", run_folder(context, optimizer, seed).string());
-  std::ostringstream metrics;
-  metrics << metrics_csv_header() << "\n";
-  for (const StepRecord& r : result.records) metrics << metrics_csv_row(r) << "\n";
-  dir.write_file("layers.csv", layers_csv(config, result.records));
-  dir.write_run_json(config.to_json());
-  dir.write_file("metrics.csv", metrics.str());  // last: marks the run complete
+  RunDirectory dir("train", run_folder(context, optimizer, seed).string(), OutMode::kInside);
+  dir.run([&] {
+    dir.write_file("layers.csv", layers_csv(config, result.records));
+    dir.write_run_json(config.to_json());
+    dir.write_file("metrics.csv", metrics_csv(result.records));  // last: marks the run complete
+  });
 }
 
 }  // namespace
@@ -139,8 +136,8 @@ std::vector<TrainingRun> training_runs(const StudyContext& context,
     const fs::path folder = run_folder(context, optimizer, seed);
     runs.push_back(
         {optimizer, seed,
-         CsvTable::parse(read_text(folder / "metrics.csv"), (folder / "metrics.csv").string()),
-         CsvTable::parse(read_text(folder / "layers.csv"), (folder / "layers.csv").string())});
+         CsvTable::parse(read_text_file(folder / "metrics.csv"), (folder / "metrics.csv").string()),
+         CsvTable::parse(read_text_file(folder / "layers.csv"), (folder / "layers.csv").string())});
   }
   return runs;
 }

@@ -16,6 +16,8 @@
 #include <span>
 #include <string>
 
+#include "core/util/crc32.h"
+
 namespace compopt::tcp {
 
 inline constexpr uint32_t kFrameMagic = 0x434F5043;  // "CPOC" on the wire
@@ -44,8 +46,8 @@ struct FrameHeader {
 
 using HeaderBytes = std::array<std::byte, kHeaderBytes>;
 
-// CRC-32 (IEEE, reflected: the values of zlib's crc32), continued from `crc`.
-uint32_t crc32_of(std::span<const std::byte> data, uint32_t crc = 0);
+// Frame checksums are compopt::crc32_of (core/util/crc32.h).
+using ::compopt::crc32_of;
 
 HeaderBytes encode_header(const FrameHeader& header);
 // Throws CommError naming the defect; `max_data_payload` bounds kData frames.

@@ -16,7 +16,9 @@ failures=0
 cases=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# Earlier results: a run directory with files, and a plain file given as --out.
+# Earlier results: a run directory with files, and a plain file given as --out. The commands
+# below pass --overwrite, so each reaches its own check: bad input must still leave the old
+# directory untouched (it is replaced only by a run that succeeded).
 OUT=$RES/existing
 mkdir -p "$OUT/sub"
 echo "step,loss" > "$OUT/metrics.csv"
@@ -50,7 +52,7 @@ expect() {
 }
 
 # --- collectives ---
-C=(collectives --out "$OUT")
+C=(collectives --out "$OUT" --overwrite)
 expect "collectives ranks 0" "--ranks 0" "${C[@]}" --ranks 0
 expect "collectives ranks too many" "--ranks 5000" "${C[@]}" --ranks 5000
 expect "collectives ranks not a number" "--ranks = eight" "${C[@]}" --ranks eight
@@ -64,7 +66,7 @@ expect "collectives unknown flag" "--bogus" "${C[@]}" --bogus 1
 expect "collectives out is a file" "--out $RES/afile" collectives --elements 8 --steps 1 --out "$RES/afile"
 
 # --- comm-bench ---
-B=(comm-bench --out "$OUT")
+B=(comm-bench --out "$OUT" --overwrite)
 expect "comm-bench backend" "--backend quantum" "${B[@]}" --backend quantum
 expect "comm-bench ranks 0" "--ranks 0" "${B[@]}" --ranks 0
 expect "comm-bench ranks too many" "--ranks 100000" "${B[@]}" --ranks 100000
@@ -105,7 +107,7 @@ dimension = 20
 [optimizer]
 name = "adam"
 TOML
-T=(train "$WORK/quad.toml" --out "$OUT" --quiet)
+T=(train "$WORK/quad.toml" --out "$OUT" --quiet --overwrite)
 expect "train set without =" "--set 'run.ranks'" "${T[@]}" --set run.ranks
 expect "train ranks too many" "run.ranks" "${T[@]}" --set run.ranks=5000
 expect "train epochs overflow" "run.epochs" "${T[@]}" --set run.epochs=9223372036854775807
@@ -114,7 +116,7 @@ expect "train unknown schedule key" "unknown key 'warmup'" "${T[@]}" --set sched
 expect "train out is a file" "--out $RES/afile" train "$WORK/quad.toml" --out "$RES/afile" --quiet
 
 # --- profile ---
-P=(profile --out "$OUT")
+P=(profile --out "$OUT" --overwrite)
 expect "profile workload" "gpt-5" "${P[@]}" --workload gpt-5
 expect "profile cluster" "tpu-pod" "${P[@]}" --cluster tpu-pod
 expect "profile optimizer" "adamw" "${P[@]}" --optimizer adamw
@@ -137,7 +139,7 @@ expect "profile set gpus_per_node" "gpus_per_node = -2" "${P[@]}" --set cluster.
 expect "profile gpus-per-node flag" "gpus_per_node = -2" "${P[@]}" --gpus-per-node -2
 
 # --- sweep ---
-S=(sweep "$SRC/experiments/configs/sweep_bert_large.toml" --out "$OUT")
+S=(sweep "$SRC/experiments/configs/sweep_bert_large.toml" --out "$OUT" --overwrite)
 expect "sweep missing config" "$WORK/none.toml" sweep "$WORK/none.toml" --out "$OUT"
 printf '[sweep]\ngpus = [8,\n' > "$WORK/broken.toml"
 expect "sweep unparsable config" "broken.toml" sweep "$WORK/broken.toml" --out "$OUT"
@@ -162,6 +164,15 @@ expect "sweep jobs" "--jobs -1" "${S[@]}" --jobs -1
 expect "sweep out is a file" "--out $RES/afile" sweep "$SRC/experiments/configs/sweep_bert_large.toml" \
   --set sweep.gpus=[16] --set 'sweep.optimizers=["adam"]' --set sweep.inter_node_gbps=[40] \
   --jobs 1 --out "$RES/afile"
+
+# --- an existing --out without --overwrite: refused before any work, for every command ---
+want="--out $OUT exists; pass --overwrite"
+expect "collectives out exists" "$want" collectives --elements 8 --steps 1 --out "$OUT"
+expect "comm-bench out exists" "$want" comm-bench --sizes 0.01 --iters 1 --out "$OUT"
+expect "train out exists" "$want" train "$WORK/quad.toml" --quiet --out "$OUT"
+expect "profile out exists" "$want" profile --out "$OUT"
+expect "sweep out exists" "$want" sweep "$SRC/experiments/configs/sweep_bert_large.toml" --out "$OUT"
+expect "reproduce out exists" "$want" reproduce --only profile --no-figures --out "$OUT"
 
 echo "$cases bad-input cases, $failures failure(s)"
 [ $failures -eq 0 ] || exit 1

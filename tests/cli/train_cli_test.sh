@@ -101,7 +101,7 @@ fi
 # The example configs parse (validated with a tiny run length; fashion-mnist only if installed).
 for cfg in "$SRC"/experiments/configs/{fmnist_*,quadratic,logistic}.toml; do
   case "$cfg" in *fmnist*) [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || continue ;; esac
-  "$BIN" train "$cfg" --set run.steps=2 --set run.eval_every=1 --quiet --out "$WORK/cfg" > "$WORK/cfg.log" 2>&1 \
+  "$BIN" train "$cfg" --set run.steps=2 --set run.eval_every=1 --quiet --overwrite --out "$WORK/cfg" > "$WORK/cfg.log" 2>&1 \
     || fail "example config $cfg: $(cat "$WORK/cfg.log")"
 done
 

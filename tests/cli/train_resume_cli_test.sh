@@ -122,7 +122,7 @@ expect_refusal "other backend" "$dir" "run.backend = local in the checkpoint, si
 expect_refusal "config and resume" "$dir" "a resumed run takes its configuration from its checkpoint" \
   "$WORK/birder.toml" --resume "$dir"
 expect_refusal "out and resume" "$dir" "continues in its own directory" --resume "$dir" --out "$WORK/x"
-expect_refusal "new run over checkpoints" "$dir" "holds checkpoints of a run" \
+expect_refusal "new run over checkpoints" "$dir" "exists; pass --overwrite to replace it" \
   "$WORK/birder.toml" --out "$dir"
 expect_refusal "negative interval" "$dir" "--checkpoint-every -1" "$WORK/birder.toml" \
   --checkpoint-every -1 --out "$dir"

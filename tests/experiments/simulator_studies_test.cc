@@ -111,7 +111,12 @@ TEST_F(SimulatorStudies, BandwidthSweepStepTimesFallAsBandwidthGrows) {
       EXPECT_LE(comp, last[pair].second * 1.0001) << "row " << r;
     }
     last[pair] = {base, comp};
-    if (t.number(r, "inter_node_gbps") <= 0.05) {
+    // The effective rate is the nominal NIC rate times the preset's efficiency (< 1).
+    const double effective = t.number(r, "inter_node_effective_gbit_s");
+    EXPECT_NEAR(effective, t.number(r, "inter_node_gbit_s") * t.number(r, "inter_node_efficiency"),
+                1e-5 * effective);
+    EXPECT_LE(t.number(r, "inter_node_efficiency"), 1.0);
+    if (effective <= 0.05) {
       EXPECT_GT(s, 3.0) << "row " << r;
     }
   }
@@ -128,16 +133,16 @@ TEST_F(SimulatorStudies, BreakEvenIsInsideItsBracketAndAgreesWithTheSweep) {
     EXPECT_GT(t.number(r, "speedup_at_lo"), 1.0);
     if (status != "found") continue;
     ++found;
-    const double b = t.number(r, "break_even_gbps");
-    EXPECT_GT(b, t.number(r, "search_lo_gbps"));
-    EXPECT_LT(b, t.number(r, "search_hi_gbps"));
+    const double b = t.number(r, "break_even_effective_gbit_s");
+    EXPECT_GT(b, t.number(r, "search_lo_effective_gbit_s"));
+    EXPECT_LT(b, t.number(r, "search_hi_effective_gbit_s"));
     // The sweep's curve of the same pair crosses 1 on the same side of b.
     for (size_t s = 0; s < sweep.rows(); ++s) {
       if (sweep.text(s, "workload") != t.text(r, "workload") ||
           sweep.text(s, "optimizer") != t.text(r, "optimizer") ||
           sweep.text(s, "baseline") != t.text(r, "baseline"))
         continue;
-      const double gbps = sweep.number(s, "inter_node_gbps");
+      const double gbps = sweep.number(s, "inter_node_effective_gbit_s");
       if (gbps < 0.98 * b) {
         EXPECT_GT(sweep.number(s, "speedup"), 1.0) << gbps;
       }
