@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "core/util/error.h"
-#include "experiments/config_overrides.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
+#include "experiments/config_overrides.h"
 
 namespace compopt::cli {
 namespace {

@@ -16,9 +16,9 @@
 #include "core/tasks/task_factory.h"
 #include "core/train/shard_sampler.h"
 #include "core/util/error.h"
-#include "experiments/config_overrides.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
+#include "experiments/config_overrides.h"
 #include "net_models/cluster_presets.h"
 #include "real_backend/backend_registry.h"
 
