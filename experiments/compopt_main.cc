@@ -15,7 +15,9 @@ int main(int argc, char** argv) {
   CLI::App app{
       "compopt: simulator and testbed for communication-compressed distributed optimizers"};
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", compopt::cli::version_line(), "print the version and exit");
+  app.set_version_flag(
+      "--version", [] { return compopt::cli::version_text(); },
+      "print the version, git commit and backends, and exit");
   compopt::cli::register_collectives_command(app);
   compopt::cli::register_comm_bench_command(app);
   compopt::cli::register_launch_command(app);

@@ -10,13 +10,7 @@
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/stale_files.h"
-
-#ifndef COMPOPT_GIT_COMMIT
-#define COMPOPT_GIT_COMMIT "unknown"
-#endif
-#ifndef COMPOPT_VERSION
-#define COMPOPT_VERSION "unknown"
-#endif
+#include "experiments/version.h"
 
 namespace compopt::cli {
 namespace {
@@ -138,8 +132,8 @@ void RunDirectory::write_status(const std::string& status, const std::string& er
       {"command", command_},
       {"status", status},
       {"config", config_},
-      {"version", COMPOPT_VERSION},
-      {"git_commit", COMPOPT_GIT_COMMIT},
+      {"version", compopt_version()},
+      {"git_commit", compopt_git_commit()},
       {"started_utc", started_utc_},
       {"machine", {{"hostname", host}, {"hardware_threads", std::thread::hardware_concurrency()}}},
   };

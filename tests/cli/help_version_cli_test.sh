@@ -14,8 +14,13 @@ has() { grep -qF -- "$2" <<<"$3" || fail "$1: output lacks '$2': $(head -c 600 <
 
 out=$("$BIN" --version 2>&1); rc=$?
 [ $rc -eq 0 ] || fail "--version: exit $rc"
-grep -qE '^compopt [0-9]+\.[0-9]+\.[0-9]+ \(git ([0-9a-f]{7,40}|unknown)\)$' <<<"$out" \
-  || fail "--version: '$out' is not 'compopt <version> (git <commit>)'"
+grep -qE '^compopt [0-9]+\.[0-9]+\.[0-9]+ \(git ([0-9a-f]{7,40}(\+changes)?|unknown)\)$' <<<"$out" \
+  || fail "--version: '$out' does not start with 'compopt <version> (git <commit>)'"
+# Every registered backend is listed once: usable here, or not available with the reason.
+grep -qE '^backends: local, sim(, |$)' <<<"$out" || fail "--version: no 'backends: local, sim' line"
+for name in tcp mpi hybrid nccl; do
+  grep -qE "^backends: .*\b$name\b|^  $name: .+" <<<"$out" || fail "--version: backend $name missing"
+done
 
 out=$("$BIN" 2>&1); rc=$?
 [ $rc -eq 0 ] || fail "bare compopt: exit $rc, expected 0"
