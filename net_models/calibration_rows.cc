@@ -5,8 +5,8 @@
 #include <array>
 #include <utility>
 
+#include "core/util/csv_table.h"
 #include "core/util/error.h"
-#include "net_models/csv_table.h"
 #include "net_models/published_tables.h"
 
 namespace compopt::net {

@@ -136,8 +136,8 @@ std::vector<TrainingRun> training_runs(const StudyContext& context,
     const fs::path folder = run_folder(context, optimizer, seed);
     runs.push_back(
         {optimizer, seed,
-         CsvTable::parse(read_text_file(folder / "metrics.csv"), (folder / "metrics.csv").string()),
-         CsvTable::parse(read_text_file(folder / "layers.csv"), (folder / "layers.csv").string())});
+         CsvTable(read_text_file(folder / "metrics.csv"), (folder / "metrics.csv").string()),
+         CsvTable(read_text_file(folder / "layers.csv"), (folder / "layers.csv").string())});
   }
   return runs;
 }

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/reproduce/csv_table.h"
+#include "core/util/csv_table.h"
 #include "experiments/reproduce/study.h"
 
 namespace compopt::cli::reproduce {

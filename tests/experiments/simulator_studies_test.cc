@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "experiments/reproduce/csv_table.h"
+#include "core/util/csv_table.h"
 #include "experiments/reproduce/simulated_scenarios.h"
 #include "experiments/reproduce/study.h"
 
@@ -37,7 +37,7 @@ class SimulatorStudies : public ::testing::Test {
     std::ifstream in(context.dir / csv);
     std::ostringstream text;
     text << in.rdbuf();
-    return CsvTable::parse(text.str(), csv);
+    return CsvTable(text.str(), csv);
   }
 
   fs::path root_;

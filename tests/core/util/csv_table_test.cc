@@ -1,7 +1,7 @@
 // CsvTable: comments and quoting as in experiments/published/, and every malformed input
 // rejected with a message that names the source, the line and the bad value.
 
-#include "net_models/csv_table.h"
+#include "core/util/csv_table.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include "core/util/error.h"
 
-namespace compopt::net {
+namespace compopt {
 namespace {
 
 using ::testing::HasSubstr;
@@ -55,5 +55,16 @@ TEST(CsvTable, RejectsMalformedText) {
   EXPECT_THROW((void)t.integer(0, "n"), InvalidArgument);
 }
 
+TEST(CsvTable, EmptyCellsAreAbsentValues) {
+  const CsvTable t("step,stage,test_accuracy\n1,warmup,\n2,compression,0.875\n", "metrics.csv");
+  ASSERT_EQ(t.rows(), 2u);
+  EXPECT_EQ(t.text(1, "stage"), "compression");
+  EXPECT_EQ(t.number(0, "step"), 1.0);
+  EXPECT_FALSE(t.maybe(0, "test_accuracy").has_value());
+  EXPECT_DOUBLE_EQ(*t.maybe(1, "test_accuracy"), 0.875);
+  EXPECT_THROW(t.number(0, "test_accuracy"), InvalidArgument);  // empty: not a number
+  EXPECT_THROW(t.maybe(1, "stage"), InvalidArgument);           // text: not a number
+}
+
 }  // namespace
-}  // namespace compopt::net
+}  // namespace compopt

@@ -1,4 +1,4 @@
-#include "net_models/csv_table.h"
+#include "core/util/csv_table.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,7 +8,7 @@
 
 #include "core/util/error.h"
 
-namespace compopt::net {
+namespace compopt {
 namespace {
 
 // Splits one line into fields; throws on an unterminated quote.
@@ -91,4 +91,9 @@ double CsvTable::number(size_t row, std::string_view name) const {
   return value;
 }
 
-}  // namespace compopt::net
+std::optional<double> CsvTable::maybe(size_t row, std::string_view name) const {
+  if (text(row, name).empty()) return std::nullopt;
+  return number(row, name);
+}
+
+}  // namespace compopt

@@ -3,13 +3,15 @@
 // are skipped; the first other line is the header; fields are separated by ',' and may be
 // wrapped in double quotes (a quoted field may hold ',' and "" for one quote). Every row
 // must have as many fields as the header. Errors throw InvalidArgument naming the source
-// and the line.
+// and the line. The one reader of CSV text: the published tables of experiments/published/
+// and the CSVs compopt's own runs wrote (an empty cell there is an absent value).
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace compopt::net {
+namespace compopt {
 
 class CsvTable {
  public:
@@ -25,6 +27,8 @@ class CsvTable {
   // The field parsed as a whole number / a finite decimal; throws naming the field.
   int integer(size_t row, std::string_view name) const;
   double number(size_t row, std::string_view name) const;
+  // The field as a finite decimal, or nullopt when it is empty.
+  std::optional<double> maybe(size_t row, std::string_view name) const;
 
  private:
   std::string source_;
@@ -33,4 +37,4 @@ class CsvTable {
   std::vector<int> line_of_row_;  // 1-based line in the text, for messages
 };
 
-}  // namespace compopt::net
+}  // namespace compopt
