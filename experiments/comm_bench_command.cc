@@ -18,6 +18,8 @@
 #include "core/comm/local/local_world.h"
 #include "core/util/error.h"
 #include "experiments/commands.h"
+#include "experiments/memory_estimates.h"
+#include "experiments/option_ranges.h"
 #include "experiments/run_directory.h"
 #ifdef COMPOPT_HAVE_TCP
 #include "real_backend/tcp/tcp_world.h"
@@ -187,6 +189,7 @@ void run(const BenchOptions& o) {
                       "process, expected at most {} MB",
                       largest, o.ranks, largest * o.ranks, kMaxLocalMb));
     }
+    check_comm_bench_memory(o.ranks, o.sizes_mb, o.variants, MemoryBudget::of_this_machine());
   }
   for (const auto& v : o.variants) make_variant(v);  // rejects unknown names before any work
   auto body = [&o](Communicator& comm) {
@@ -269,8 +272,12 @@ void register_comm_bench_command(CLI::App& app) {
                   "ranks (local and sim; tcp and mpi take it from the launcher)")
       ->capture_default_str();
   cmd->add_option("--link-gbps", o->link_gbps, "sim: link rate of each rank's node, Gbit/s")
+      ->check(in_range("--link-gbps", kMinLinkGbps, kMaxLinkGbps,
+                       "Gbit/s between 1 Mbit/s and 100 Tbit/s, the rates a network link can have"))
       ->capture_default_str();
   cmd->add_option("--latency-us", o->latency_us, "sim: one-way link latency, microseconds")
+      ->check(in_range("--latency-us", 0, kMaxLatencyUs,
+                       "microseconds; no network path on Earth takes longer than 1 s one way"))
       ->capture_default_str();
   cmd->add_option("--link-efficiency", o->link_efficiency,
                   "sim: fraction of the link rate that carries payload, the rest being protocol "
@@ -283,8 +290,12 @@ void register_comm_bench_command(CLI::App& app) {
                   "allreduce-fp32, allreduce-fp16, compressed-sign, compressed-binary")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--iters", o->iters, "timed calls per size")->capture_default_str();
-  cmd->add_option("--warmup", o->warmup, "untimed calls per size")->capture_default_str();
+  cmd->add_option("--iters", o->iters, "timed calls per size")
+      ->check(in_range("--iters", 1, kMaxIterations, "timed calls per size"))
+      ->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "untimed calls per size")
+      ->check(in_range("--warmup", 0, kMaxIterations, "untimed calls per size"))
+      ->capture_default_str();
   cmd->add_option("--out", o->out,
                   "run directory written by rank 0 (default runs/comm-bench-<time>)");
   cmd->callback([o] { run(*o); });

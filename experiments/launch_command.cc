@@ -28,6 +28,7 @@
 
 #include "core/util/error.h"
 #include "experiments/commands.h"
+#include "experiments/option_ranges.h"
 
 namespace compopt::cli {
 namespace {
@@ -235,6 +236,7 @@ void register_launch_command(CLI::App& app) {
   cmd->add_option("--master-port", o->master_port, "rendezvous port (0: a free port)")
       ->capture_default_str();
   cmd->add_option("--grace", o->grace_s, "seconds the other ranks get to report after one failed")
+      ->check(in_range("--grace", 0, kMaxGraceSeconds, "seconds, at most an hour"))
       ->capture_default_str();
   cmd->add_option("command", o->command, "compopt arguments of every rank (after --)")->required();
   cmd->callback([o] { run(*o); });

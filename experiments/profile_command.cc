@@ -11,6 +11,7 @@
 
 #include "core/util/error.h"
 #include "experiments/commands.h"
+#include "experiments/memory_estimates.h"
 #include "experiments/run_directory.h"
 #include "net_models/calibration_rows.h"
 #include "sim/scenario.h"
@@ -34,6 +35,9 @@ void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
 
 void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
+  check_simulation_memory(config.cluster.gpus(), 1, "--gpus", MemoryBudget::of_this_machine());
+  // Simulated before the run directory exists: a platform file SimGrid refuses leaves nothing.
+  const std::vector<sim::StageTiming> timings = sim::simulate_step(config);
   RunDirectory dir("profile", o.out);
   fmt::print(
       "compopt profile: {} on {} ({} nodes x {} GPUs, {}, {} Gbit/s between nodes), {}, batch {} x "
@@ -46,7 +50,7 @@ void run_profile(const Options& o) {
              "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %", "samples/s");
   std::ostringstream csv;
   csv << sim::scenario_csv_header();
-  for (const sim::StageTiming& t : sim::simulate_step(config)) {
+  for (const sim::StageTiming& t : timings) {
     print_breakdown(config, t);
     csv << sim::scenario_csv_row(o.scenario, config, t);
   }

@@ -16,6 +16,7 @@
 #include "core/tasks/task_factory.h"
 #include "core/train/shard_sampler.h"
 #include "core/util/error.h"
+#include "experiments/train_limits.h"
 #include "net_models/cluster_presets.h"
 
 namespace compopt::cli {
@@ -274,6 +275,7 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
                         *epochs, c.steps_per_epoch));
   }
   c.steps = steps ? *steps : epochs.value_or(1) * c.steps_per_epoch;
+  check_train_limits(c, MemoryBudget::of_this_machine());
   resolve_optimizer(c);
   return c;
 }

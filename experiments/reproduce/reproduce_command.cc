@@ -15,6 +15,7 @@
 #include "core/util/error.h"
 #include "experiments/commands.h"
 #include "experiments/forked_jobs.h"
+#include "experiments/option_ranges.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/run_directory.h"
 
@@ -167,7 +168,9 @@ void register_reproduce_command(CLI::App& app) {
   cmd->add_option("--only", o->only, "run only these studies (repeatable or comma-separated)")
       ->delimiter(',');
   cmd->add_option("--out", o->out, "run directory (default runs/reproduce-<time>)");
-  cmd->add_option("--jobs", o->jobs, "processes at once (0 = all cores)")->capture_default_str();
+  cmd->add_option("--jobs", o->jobs, "processes at once (0 = all cores)")
+      ->check(in_range("--jobs", 0, kMaxJobs, "processes at once, 0 = all cores"))
+      ->capture_default_str();
   cmd->add_flag("!--no-figures", o->figures, "skip the matplotlib figures");
   cmd->add_option("--analysis-dir", o->analysis_dir,
                   "folder of plot_all.py (default: the source tree's analysis/)");
