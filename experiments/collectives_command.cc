@@ -174,7 +174,6 @@ void run(const Options& o) {
         "--elements {} x --ranks {}: {} floats per vector in all, expected at most {} (memory)",
         o.elements, o.ranks, o.elements * static_cast<size_t>(o.ranks), kMaxTotalElements));
   }
-  if (o.steps < 1) throw InvalidArgument(fmt::format("--steps {}: expected >= 1", o.steps));
   check_collectives_memory(o.ranks, o.elements, MemoryBudget::of_this_machine());
   RunDirectory dir("collectives", o.out);
 

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -178,9 +177,6 @@ void run(const LaunchOptions& o) {
     throw InvalidArgument("launch: no command, expected: compopt launch -n N -- <command> ...");
   if (o.command[0] == "launch")
     throw InvalidArgument("launch: the command cannot be another launch");
-  if (!(o.grace_s >= 0) || !std::isfinite(o.grace_s))
-    throw InvalidArgument(
-        fmt::format("--grace {}: expected a finite number of seconds >= 0", o.grace_s));
   const std::string exe = self_executable();
   const uint16_t port = o.master_port != 0 ? o.master_port : free_port();
   const std::string token = random_token();

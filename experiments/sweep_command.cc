@@ -83,8 +83,6 @@ void run(const Options& o) {
   const SweepConfig config =
       load_sweep_config(o.config, o.sets);  // all bad input fails here, exit 2
   const std::vector<sim::Scenario>& scenarios = config.scenarios;
-  if (o.jobs < 0)
-    throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
   const int jobs = parallel_jobs(o.jobs);
   check_simulation_memory(largest_gpus(scenarios), std::min<int>(jobs, scenarios.size()),
                           "sweep.gpus", MemoryBudget::of_this_machine());

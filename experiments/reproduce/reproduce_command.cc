@@ -112,8 +112,6 @@ void link_latest(const fs::path& run) {
 
 void run(const Options& o) {
   const std::vector<const Study*> studies = selected_studies(o);
-  if (o.jobs < 0)
-    throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
   const RunDirectory dir("reproduce", o.out);
   fmt::print("compopt reproduce ({} scale): {} studies into {}\n", o.full ? "full" : "quick",
              studies.size(), dir.path().string());
