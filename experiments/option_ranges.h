@@ -18,8 +18,8 @@ inline constexpr int kMaxIterations = 100000;
 inline constexpr double kMaxGraceSeconds = 3600;
 // One-way link latency of comm-bench's simulated star, microseconds (1 s).
 inline constexpr double kMaxLatencyUs = 1e6;
-// Link rates in Gbit/s: below 1 Mbit/s a 4-byte message takes longer than the simulator's
-// clock can resolve against the other events of a step, above 100 Tbit/s no NIC exists.
+// Link rates in Gbit/s: below 1 Mbit/s a benchmark or step takes hours of simulated time and
+// far smaller rates overflow the simulated clock; no link carries more than 100 Tbit/s.
 inline constexpr double kMinLinkGbps = 1e-3;
 inline constexpr double kMaxLinkGbps = 1e5;
 
