@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 CTEST_FLAGS ?= --output-on-failure
 
-.PHONY: all deps configure build test bench run clean format fuzz test-asan test-tsan
+.PHONY: all deps configure build test bench run clean format golden fuzz test-asan test-tsan
 
 all: build
 
@@ -34,7 +34,12 @@ run: build
 	$(BUILD_DIR)/experiments/compopt reproduce
 
 format:
-	git ls-files '*.h' '*.cc' | xargs clang-format -i
+	git ls-files '*.h' '*.cc' '*.cu' '*.cuh' | xargs clang-format -i
+
+# Refreshes tests/golden/ (the pinned numbers of the simulator studies) after a reviewed
+# model change; `git diff tests/golden` shows what moved.
+golden: build
+	bash scripts/update_golden.sh $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

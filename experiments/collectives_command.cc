@@ -17,6 +17,8 @@
 #include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "experiments/commands.h"
+#include "experiments/memory_estimates.h"
+#include "experiments/option_ranges.h"
 #include "experiments/run_directory.h"
 
 namespace compopt::cli {
@@ -174,7 +176,7 @@ void run(const Options& o) {
         "--elements {} x --ranks {}: {} floats per vector in all, expected at most {} (memory)",
         o.elements, o.ranks, o.elements * static_cast<size_t>(o.ranks), kMaxTotalElements));
   }
-  if (o.steps < 1) throw InvalidArgument(fmt::format("--steps {}: expected >= 1", o.steps));
+  check_collectives_memory(o.ranks, o.elements, MemoryBudget::of_this_machine());
   RunDirectory dir("collectives", o.out, out_mode(o.overwrite));
   dir.run([&] {
     const double fp32_bytes = 2.0 * (o.ranks - 1) / o.ranks * 4.0 * static_cast<double>(o.elements);
@@ -232,10 +234,12 @@ void register_collectives_command(CLI::App& app) {
   cmd->add_option("--ranks", options->ranks, "number of ranks (threads)")->capture_default_str();
   cmd->add_option("--gpus-per-node,--ranks-per-node", options->ranks_per_node,
                   "ranks (GPUs) per node (0 = all on one node); --ranks-per-node is an alias")
+      ->check(in_range("--gpus-per-node", 0, kMaxRanks, "0 or a divisor of --ranks"))
       ->capture_default_str();
   cmd->add_option("--elements", options->elements, "elements per vector")->capture_default_str();
   cmd->add_option("--steps", options->steps,
                   "calls per variant (error feedback carries across calls)")
+      ->check(in_range("--steps", 1, kMaxIterations, "calls per variant"))
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "seed of the synthetic gradients")
       ->capture_default_str();

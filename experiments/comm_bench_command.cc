@@ -21,6 +21,8 @@
 #include "core/util/error.h"
 #include "core/util/registry.h"
 #include "experiments/commands.h"
+#include "experiments/memory_estimates.h"
+#include "experiments/option_ranges.h"
 #include "experiments/run_directory.h"
 #include "real_backend/backend_registry.h"
 
@@ -193,19 +195,12 @@ const BackendEntry& find_backend(const std::string& name) {
 void check(const BenchOptions& o, const BackendEntry& backend) {
   if (const std::string why = backend.available(); !why.empty())
     throw InvalidArgument(fmt::format("--backend {}: {}", o.backend, why));
-  if (o.iters < 1) throw InvalidArgument(fmt::format("--iters {}: expected >= 1", o.iters));
   const bool in_process = !backend.traits.launched;  // the ranks are this process's threads
   if (in_process && (o.ranks < 1 || o.ranks > kMaxRanks))
     throw InvalidArgument(fmt::format("--ranks {}: expected 1..{}", o.ranks, kMaxRanks));
-  if (!(o.link_gbps > 0) || !std::isfinite(o.link_gbps))
-    throw InvalidArgument(fmt::format("--link-gbps {}: expected a finite rate > 0", o.link_gbps));
-  if (!(o.latency_us >= 0) || !std::isfinite(o.latency_us))
-    throw InvalidArgument(
-        fmt::format("--latency-us {}: expected a finite value >= 0", o.latency_us));
   if (!(o.link_efficiency > 0 && o.link_efficiency <= 1))
     throw InvalidArgument(
         fmt::format("--link-efficiency {}: expected a fraction in (0, 1]", o.link_efficiency));
-  if (o.warmup < 0) throw InvalidArgument(fmt::format("--warmup {}: expected >= 0", o.warmup));
   if (o.sizes_mb.empty()) throw InvalidArgument("--sizes: no size given, expected MB in (0, 4096]");
   if (o.variants.empty()) throw InvalidArgument("--variants: no variant given");
   for (double mb : o.sizes_mb) {
@@ -220,6 +215,7 @@ void check(const BenchOptions& o, const BackendEntry& backend) {
                       "process, expected at most {} MB",
                       largest, o.ranks, largest * o.ranks, kMaxLocalMb));
     }
+    check_comm_bench_memory(o.ranks, o.sizes_mb, o.variants, MemoryBudget::of_this_machine());
   }
   for (const auto& v : o.variants) find_variant(v);  // rejects unknown names before any work
   // Rank 0 creates the run directory only after the benchmark: refuse a bad --out before it.
@@ -265,8 +261,12 @@ void register_comm_bench_command(CLI::App& app) {
                   "ranks (local and sim; launched backends take it from the launcher)")
       ->capture_default_str();
   cmd->add_option("--link-gbps", o->link_gbps, "sim: link rate of each rank's node, Gbit/s")
+      ->check(in_range("--link-gbps", kMinLinkGbps, kMaxLinkGbps,
+                       "Gbit/s between 1 Mbit/s and 100 Tbit/s, the rates a network link can have"))
       ->capture_default_str();
   cmd->add_option("--latency-us", o->latency_us, "sim: one-way link latency, microseconds")
+      ->check(in_range("--latency-us", 0, kMaxLatencyUs,
+                       "microseconds; no network path on Earth takes longer than 1 s one way"))
       ->capture_default_str();
   cmd->add_option("--link-efficiency", o->link_efficiency,
                   "sim: fraction of the link rate that carries payload, the rest being protocol "
@@ -278,8 +278,12 @@ void register_comm_bench_command(CLI::App& app) {
   cmd->add_option("--variants", o->variants, option_help("variants, from:", bench_variants()))
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--iters", o->iters, "timed calls per size")->capture_default_str();
-  cmd->add_option("--warmup", o->warmup, "untimed calls per size")->capture_default_str();
+  cmd->add_option("--iters", o->iters, "timed calls per size")
+      ->check(in_range("--iters", 1, kMaxIterations, "timed calls per size"))
+      ->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "untimed calls per size")
+      ->check(in_range("--warmup", 0, kMaxIterations, "untimed calls per size"))
+      ->capture_default_str();
   cmd->add_option("--out", o->out,
                   "run directory written by rank 0 (default runs/comm-bench-<time>)");
   add_overwrite_flag(*cmd, o->overwrite);

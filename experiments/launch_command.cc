@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -28,6 +27,7 @@
 
 #include "core/util/error.h"
 #include "experiments/commands.h"
+#include "experiments/option_ranges.h"
 
 namespace compopt::cli {
 namespace {
@@ -177,9 +177,6 @@ void run(const LaunchOptions& o) {
     throw InvalidArgument("launch: no command, expected: compopt launch -n N -- <command> ...");
   if (o.command[0] == "launch")
     throw InvalidArgument("launch: the command cannot be another launch");
-  if (!(o.grace_s >= 0) || !std::isfinite(o.grace_s))
-    throw InvalidArgument(
-        fmt::format("--grace {}: expected a finite number of seconds >= 0", o.grace_s));
   const std::string exe = self_executable();
   const uint16_t port = o.master_port != 0 ? o.master_port : free_port();
   const std::string token = random_token();
@@ -235,6 +232,7 @@ void register_launch_command(CLI::App& app) {
   cmd->add_option("--master-port", o->master_port, "rendezvous port (0: a free port)")
       ->capture_default_str();
   cmd->add_option("--grace", o->grace_s, "seconds the other ranks get to report after one failed")
+      ->check(in_range("--grace", 0, kMaxGraceSeconds, "seconds, at most an hour"))
       ->capture_default_str();
   cmd->add_option("command", o->command, "compopt arguments of every rank (after --)")->required();
   cmd->callback([o] { run(*o); });

@@ -13,6 +13,7 @@
 #include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "experiments/commands.h"
+#include "experiments/memory_estimates.h"
 #include "experiments/run_directory.h"
 #include "experiments/sweep_config.h"
 #include "net_models/calibration_rows.h"
@@ -41,6 +42,9 @@ void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
 
 void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
+  check_simulation_memory(config.cluster.gpus(), 1, "--gpus", MemoryBudget::of_this_machine());
+  // Simulated before the run directory exists: a platform file SimGrid refuses leaves nothing.
+  const std::vector<sim::StageTiming> timings = sim::simulate_step(config);
   RunDirectory dir("profile", o.out, out_mode(o.overwrite));
   dir.run([&] {
     const net::ClusterSpec& k = config.cluster;
@@ -55,7 +59,7 @@ void run_profile(const Options& o) {
                "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
                "samples/s");
     std::string csv = sim::scenario_csv_header();
-    for (const sim::StageTiming& t : sim::simulate_step(config)) {
+    for (const sim::StageTiming& t : timings) {
       print_breakdown(config, t);
       csv += sim::scenario_csv_row(o.scenario, config, t);
     }

@@ -13,6 +13,8 @@
 #include "core/util/error.h"
 #include "experiments/commands.h"
 #include "experiments/forked_jobs.h"
+#include "experiments/memory_estimates.h"
+#include "experiments/option_ranges.h"
 #include "experiments/run_directory.h"
 #include "experiments/sweep_config.h"
 #include "net_models/cluster_presets.h"
@@ -73,13 +75,21 @@ std::vector<std::string> run_all(const std::vector<sim::Scenario>& scenarios, in
                      .on_done = [&](size_t i) { progress.done(scenarios[i]); }});
 }
 
+// The largest GPU count of the scenarios (each already checked by load_sweep_config).
+int largest_gpus(const std::vector<sim::Scenario>& scenarios) {
+  int gpus = 0;
+  for (const sim::Scenario& s : scenarios)
+    gpus = std::max(gpus, sim::resolve_scenario(s).cluster.gpus());
+  return gpus;
+}
+
 void run(const Options& o) {
   const SweepConfig config =
       load_sweep_config(o.config, o.sets);  // all bad input fails here, exit 2
   const std::vector<sim::Scenario>& scenarios = config.scenarios;
-  if (o.jobs < 0)
-    throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
   const int jobs = parallel_jobs(o.jobs);
+  check_simulation_memory(largest_gpus(scenarios), std::min<int>(jobs, scenarios.size()),
+                          "sweep.gpus", MemoryBudget::of_this_machine());
   RunDirectory dir("sweep", o.out, out_mode(o.overwrite));
   fmt::print("compopt sweep: {} scenarios from {}, {} at a time\n", scenarios.size(), o.config,
              jobs);
@@ -105,7 +115,9 @@ void register_sweep_command(CLI::App& app) {
   cmd->add_option("config", o->config, "TOML config (see experiments/configs/sweep_*.toml)")
       ->required();
   cmd->add_option("--set", o->sets, "override a config key, e.g. --set sweep.gpus=[8,16]");
-  cmd->add_option("--jobs", o->jobs, "parallel scenarios (0 = all cores)")->capture_default_str();
+  cmd->add_option("--jobs", o->jobs, "parallel scenarios (0 = all cores)")
+      ->check(in_range("--jobs", 0, kMaxJobs, "processes at once, 0 = all cores"))
+      ->capture_default_str();
   cmd->add_option("--out", o->out, "run directory (default runs/sweep-<time>)");
   cmd->footer(fmt::format(
       "Workload presets (workload.name):\n{}Cluster presets (cluster.preset):\n{}Optimizers "

@@ -19,6 +19,7 @@
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
 #include "experiments/config_overrides.h"
+#include "experiments/train_limits.h"
 #include "net_models/cluster_presets.h"
 #include "real_backend/backend_registry.h"
 
@@ -272,6 +273,7 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
                         *epochs, c.steps_per_epoch));
   }
   c.steps = steps ? *steps : epochs.value_or(1) * c.steps_per_epoch;
+  check_train_limits(c, MemoryBudget::of_this_machine());
   resolve_optimizer(c);
   return c;
 }

@@ -36,29 +36,41 @@ std::string_view topology_name(Topology topology) {
 
 namespace {
 
-void require_positive(double value, const char* field, const std::string& cluster) {
-  if (!(value > 0) || !std::isfinite(value)) {
-    throw InvalidArgument(
-        fmt::format("cluster '{}': {} = {}, expected a finite value > 0", cluster, field, value));
-  }
-}
+// Ranges of the link figures, with the reason a user sees.
+struct FieldRange {
+  double lo, hi;
+  bool lo_open;  // (lo, hi] instead of [lo, hi]
+  const char* why;
+};
+constexpr FieldRange kRate = {1e-3, 1e5, false,
+                              "Gbit/s: below 1 Mbit/s one step's allreduce takes hours of "
+                              "simulated time and far smaller rates overflow the simulated "
+                              "clock; no network link carries more than 100 Tbit/s"};
+constexpr FieldRange kLatency = {0, 1, false,
+                                 "seconds: no network path on Earth takes longer than 1 s one way"};
+constexpr FieldRange kFraction = {0, 1, true, "the fraction of the link rate carrying payload"};
+constexpr FieldRange kFactor = {0, 100, true, "a correction factor of the CM02 network model"};
+constexpr int kMaxNodes = 16384;       // the simulator's GPU limit with one GPU per node
+constexpr int kMaxGpusPerNode = 1024;  // beyond any machine built
 
-void require_non_negative(double value, const char* field, const std::string& cluster) {
-  if (!(value >= 0) || !std::isfinite(value)) {
-    throw InvalidArgument(
-        fmt::format("cluster '{}': {} = {}, expected a finite value >= 0", cluster, field, value));
+void require_in(double value, const FieldRange& r, const char* field, const std::string& cluster) {
+  const bool above_lo = r.lo_open ? value > r.lo : value >= r.lo;
+  if (!above_lo || !(value <= r.hi)) {
+    throw InvalidArgument(fmt::format("cluster '{}': {} = {}, expected {}{}..{} ({})", cluster,
+                                      field, value, r.lo_open ? "above " : "", r.lo, r.hi, r.why));
   }
 }
 
 }  // namespace
 
 void ClusterSpec::validate() const {
-  if (nodes < 1) {
-    throw InvalidArgument(fmt::format("cluster '{}': nodes = {}, expected >= 1", name, nodes));
-  }
-  if (gpus_per_node < 1) {
+  if (nodes < 1 || nodes > kMaxNodes) {
     throw InvalidArgument(
-        fmt::format("cluster '{}': gpus_per_node = {}, expected >= 1", name, gpus_per_node));
+        fmt::format("cluster '{}': nodes = {}, expected 1..{}", name, nodes, kMaxNodes));
+  }
+  if (gpus_per_node < 1 || gpus_per_node > kMaxGpusPerNode) {
+    throw InvalidArgument(fmt::format("cluster '{}': gpus_per_node = {}, expected 1..{}", name,
+                                      gpus_per_node, kMaxGpusPerNode));
   }
   if (!platform_file.empty()) {
     if (!std::filesystem::is_regular_file(platform_file)) {
@@ -67,14 +79,14 @@ void ClusterSpec::validate() const {
     }
     return;  // link figures come from the file
   }
-  require_positive(intra_node_gbps, "intra_node_gbps", name);
-  require_non_negative(intra_node_latency_s, "intra_node_latency_s", name);
-  require_positive(inter_node_gbps, "inter_node_gbps", name);
-  require_non_negative(inter_node_latency_s, "inter_node_latency_s", name);
-  require_positive(intra_node_efficiency, "intra_node_efficiency", name);
-  require_positive(inter_node_efficiency, "inter_node_efficiency", name);
-  require_positive(latency_factor, "latency_factor", name);
-  require_positive(bandwidth_factor, "bandwidth_factor", name);
+  require_in(intra_node_gbps, kRate, "intra_node_gbps", name);
+  require_in(intra_node_latency_s, kLatency, "intra_node_latency_s", name);
+  require_in(inter_node_gbps, kRate, "inter_node_gbps", name);
+  require_in(inter_node_latency_s, kLatency, "inter_node_latency_s", name);
+  require_in(intra_node_efficiency, kFraction, "intra_node_efficiency", name);
+  require_in(inter_node_efficiency, kFraction, "inter_node_efficiency", name);
+  require_in(latency_factor, kFactor, "latency_factor", name);
+  require_in(bandwidth_factor, kFactor, "bandwidth_factor", name);
   if (network_model != "CM02" && network_model != "LV08") {
     throw InvalidArgument(fmt::format("cluster '{}': network_model '{}', expected CM02 or LV08",
                                       name, network_model));
@@ -91,7 +103,7 @@ void ClusterSpec::validate() const {
           "cluster '{}': nodes_per_switch = {}, expected 0 (one switch) or a divisor of nodes = {}",
           name, nodes_per_switch, nodes));
     }
-    require_non_negative(uplink_gbps, "uplink_gbps", name);
+    if (uplink_gbps != 0) require_in(uplink_gbps, kRate, "uplink_gbps", name);
   }
   if (topology == Topology::kTorus && !torus_dims.empty()) {
     const long product =

@@ -25,13 +25,15 @@ StepConfig resolve_scenario(const Scenario& s) {
   cluster.platform_file = s.platform_file;
   cluster.validate();
   check_step_optimizer(s.optimizer);
-  if (s.batch_per_gpu < 0)
-    throw InvalidArgument(fmt::format("batch_per_gpu = {}, expected >= 1", s.batch_per_gpu));
-  if (s.grad_accum < 1)
-    throw InvalidArgument(fmt::format("grad_accum = {}, expected >= 1", s.grad_accum));
-  if (s.buckets < 0)
+  if (s.batch_per_gpu < 0 || s.batch_per_gpu > kMaxScenarioBatch)
+    throw InvalidArgument(fmt::format("batch_per_gpu = {}, expected 1..{} (0 = the workload's)",
+                                      s.batch_per_gpu, kMaxScenarioBatch));
+  if (s.grad_accum < 1 || s.grad_accum > kMaxScenarioGradAccum)
     throw InvalidArgument(
-        fmt::format("buckets = {}, expected >= 0 (0 = 25 MB buckets)", s.buckets));
+        fmt::format("grad_accum = {}, expected 1..{}", s.grad_accum, kMaxScenarioGradAccum));
+  if (s.buckets < 0 || s.buckets > kMaxScenarioBuckets)
+    throw InvalidArgument(fmt::format("buckets = {}, expected 0..{} (0 = 25 MB buckets)", s.buckets,
+                                      kMaxScenarioBuckets));
   config.cluster = cluster;
   config.optimizer = optimizer_registry().canonical(s.optimizer);  // sgdm -> momentum-sgd
   config.batch_per_gpu =

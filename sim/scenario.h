@@ -11,6 +11,11 @@ namespace compopt::sim {
 
 // Larger clusters take hours to simulate on one machine; resolve_scenario refuses them.
 inline constexpr int kMaxScenarioGpus = 16384;
+// A larger micro-batch or accumulation exceeds any GPU's memory or any published setup; each
+// bucket is one more simulated collective per step.
+inline constexpr int kMaxScenarioBatch = 1 << 20;
+inline constexpr int kMaxScenarioGradAccum = 1 << 20;
+inline constexpr int kMaxScenarioBuckets = 4096;
 
 struct Scenario {
   std::string workload = "bert-large-seq128";

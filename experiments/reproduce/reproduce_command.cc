@@ -15,6 +15,7 @@
 #include "core/util/error.h"
 #include "experiments/commands.h"
 #include "experiments/forked_jobs.h"
+#include "experiments/option_ranges.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/run_directory.h"
 #include "net_models/published_tables.h"
@@ -114,8 +115,6 @@ void link_latest(const fs::path& run) {
 
 void run(const Options& o) {
   const std::vector<const Study*> studies = selected_studies(o);
-  if (o.jobs < 0)
-    throw InvalidArgument(fmt::format("--jobs {}: expected >= 0 (0 = all cores)", o.jobs));
   RunDirectory dir("reproduce", o.out, out_mode(o.overwrite));
   dir.run([&] {
     fmt::print("compopt reproduce ({} scale): {} studies into {}\n", o.full ? "full" : "quick",
@@ -177,7 +176,9 @@ void register_reproduce_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--out", o->out, "run directory (default runs/reproduce-<time>)");
   add_overwrite_flag(*cmd, o->overwrite);
-  cmd->add_option("--jobs", o->jobs, "processes at once (0 = all cores)")->capture_default_str();
+  cmd->add_option("--jobs", o->jobs, "processes at once (0 = all cores)")
+      ->check(in_range("--jobs", 0, kMaxJobs, "processes at once, 0 = all cores"))
+      ->capture_default_str();
   cmd->add_flag("!--no-figures", o->figures, "skip the matplotlib figures");
   cmd->add_option("--analysis-dir", o->analysis_dir,
                   "folder of plot_all.py (default: the source tree's analysis/)");

@@ -173,6 +173,46 @@ expect "train out exists" "$want" train "$WORK/quad.toml" --quiet --out "$OUT"
 expect "profile out exists" "$want" profile --out "$OUT"
 expect "sweep out exists" "$want" sweep "$SRC/experiments/configs/sweep_bert_large.toml" --out "$OUT"
 expect "reproduce out exists" "$want" reproduce --only profile --no-figures --out "$OUT"
+# --- limits on input (docs/robustness.md): ranges, memory estimates, nothing created ---
+# New run directories would appear under RES, which the snapshot compares.
+NEW=$RES/new-run
+expect "comm-bench iters beyond range" "--iters 2147483647" comm-bench --iters 2147483647 --out "$NEW"
+expect "comm-bench warmup beyond range" "--warmup 200000" comm-bench --warmup 200000 --out "$NEW"
+expect "comm-bench link rate too fast" "--link-gbps 1e6" comm-bench --backend sim --link-gbps 1e6 --out "$NEW"
+expect "comm-bench link rate too slow" "--link-gbps 1e-320" comm-bench --backend sim --link-gbps 1e-320 --out "$NEW"
+expect "comm-bench latency beyond 1 s" "--latency-us 2e6" comm-bench --backend sim --latency-us 2e6 --out "$NEW"
+COMPOPT_MEMORY_LIMIT_MB=8000 expect "comm-bench memory estimate" "--sizes 4096 x --ranks 4" \
+  comm-bench --sizes 4096 --ranks 4 --out "$NEW"
+COMPOPT_MEMORY_LIMIT_MB=100 expect "comm-bench memory on sim" "COMPOPT_MEMORY_LIMIT_MB" \
+  comm-bench --backend sim --sizes 64 --ranks 4 --out "$NEW"
+expect "collectives steps beyond range" "--steps 1000000" collectives --steps 1000000 --out "$NEW"
+COMPOPT_MEMORY_LIMIT_MB=100 expect "collectives memory estimate" "--elements 4194304 x --ranks 8" \
+  collectives --elements 4194304 --ranks 8 --out "$NEW"
+expect "launch grace beyond an hour" "--grace 1e9" launch -n 2 --grace 1e9 -- comm-bench --backend tcp
+expect "reproduce jobs" "--jobs 100000" reproduce --jobs 100000 --out "$NEW"
+expect "sweep jobs beyond range" "--jobs 100000" "${S[@]}" --jobs 100000
+expect "profile bandwidth denormal" "inter_node_gbps = 1e-320" profile --inter-node-gbps 1e-320 --out "$NEW"
+expect "profile bandwidth too fast" "inter_node_gbps = 1000000" profile --inter-node-gbps 1e6 --out "$NEW"
+expect "profile batch beyond range" "batch_per_gpu = 10000000" profile --batch-per-gpu 10000000 --out "$NEW"
+expect "profile grad-accum beyond range" "grad_accum = 2000000" profile --grad-accum 2000000 --out "$NEW"
+expect "profile buckets beyond range" "buckets = 5000" profile --overlap --buckets 5000 --out "$NEW"
+printf '<?xml version="1.0"?>\n<platform version="4.1">\n<zone id="z"\n' > "$WORK/malformed.xml"
+expect "profile malformed platform" "$WORK/malformed.xml" profile --platform "$WORK/malformed.xml" --out "$NEW"
+COMPOPT_MEMORY_LIMIT_MB=100 expect "profile memory estimate" "--gpus = 4096 GPUs" profile --gpus 4096 --out "$NEW"
+COMPOPT_MEMORY_LIMIT_MB=100 expect "sweep memory estimate" "sweep.gpus = 4096 GPUs" "${S[@]}" \
+  --set sweep.gpus=[4096] --jobs 1
+COMPOPT_MEMORY_LIMIT_MB=lots expect "memory limit not a number" "COMPOPT_MEMORY_LIMIT_MB" \
+  collectives --elements 8 --steps 1 --out "$NEW"
+T2=(train "$WORK/quad.toml" --out "$NEW" --quiet)
+expect "train steps beyond range" "run.steps" "${T2[@]}" --set run.steps=2000000000
+expect "train epochs beyond range" "run.epochs" "${T2[@]}" --set run.epochs=1000000000
+COMPOPT_MEMORY_LIMIT_MB=500 expect "train memory estimate" "run.ranks = 32 ranks x 1000000 parameters" \
+  "${T2[@]}" --set task.dimension=1000000 --set run.ranks=32 --set run.batch_per_rank=1
+if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+  COMPOPT_MEMORY_LIMIT_MB=2000 expect "train fashion-mnist memory estimate" "run.ranks = 16" \
+    train "$SRC/experiments/configs/fmnist_adam.toml" --set task.hidden=16384,4096 \
+    --set run.ranks=16 --out "$NEW" --quiet
+fi
 
 echo "$cases bad-input cases, $failures failure(s)"
 [ $failures -eq 0 ] || exit 1

@@ -28,7 +28,7 @@ expect_error() {  # NAME EXPECTED_SUBSTRING ARGS...
 }
 expect_error "unknown study" "--only 'convergense': unknown study 'convergense', expected one of variance" \
   --only convergense
-expect_error "negative jobs" "--jobs -1: expected >= 0" --jobs -1
+expect_error "negative jobs" "--jobs -1: expected 0..512" --jobs -1
 expect_error "unknown flag" "--fast" --fast
 [ "$(snapshot)" == "$BEFORE" ] || fail "bad input modified the existing run directory"
 

@@ -28,7 +28,7 @@ TEST(ClusterSpec, RejectsNonPositiveBandwidths) {
   ClusterSpec c;
   c.inter_node_gbps = -10;
   EXPECT_THAT(error_of([&] { c.validate(); }),
-              HasSubstr("inter_node_gbps = -10, expected a finite value > 0"));
+              HasSubstr("inter_node_gbps = -10, expected 0.001..100000 (Gbit/s"));
   c.inter_node_gbps = 0;
   EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("inter_node_gbps = 0"));
   c = ClusterSpec{};
@@ -39,10 +39,40 @@ TEST(ClusterSpec, RejectsNonPositiveBandwidths) {
   EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("inter_node_efficiency = -0.5"));
 }
 
+// Rates outside 1 Mbit/s..100 Tbit/s (a denormal rate ran SimGrid into a false deadlock),
+// latencies beyond 1 s, fractions above 1 and counts beyond one machine's simulator.
+TEST(ClusterSpec, RejectsFiguresOutsideTheirPhysicalRanges) {
+  ClusterSpec c;
+  c.inter_node_gbps = 1e-320;
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("inter_node_gbps = 1e-320"));
+  c.inter_node_gbps = 1e-3;  // the bounds themselves are accepted
+  EXPECT_NO_THROW(c.validate());
+  c.inter_node_gbps = 1e5;
+  EXPECT_NO_THROW(c.validate());
+  c.inter_node_gbps = 1.5e5;
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("inter_node_gbps = 150000"));
+  c = ClusterSpec{};
+  c.intra_node_latency_s = 2;
+  EXPECT_THAT(error_of([&] { c.validate(); }),
+              HasSubstr("intra_node_latency_s = 2, expected 0..1"));
+  c = ClusterSpec{};
+  c.inter_node_efficiency = 1.2;
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("inter_node_efficiency = 1.2"));
+  c = ClusterSpec{};
+  c.gpus_per_node = 2000;
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("gpus_per_node = 2000, expected 1..1024"));
+  c = ClusterSpec{};
+  c.topology = Topology::kFatTree;
+  c.uplink_gbps = 1e6;
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("uplink_gbps = 1000000"));
+  c.uplink_gbps = 0;  // 0: non-blocking
+  EXPECT_NO_THROW(c.validate());
+}
+
 TEST(ClusterSpec, RejectsBadCountsAndModels) {
   ClusterSpec c;
   c.nodes = 0;
-  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("nodes = 0, expected >= 1"));
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("nodes = 0, expected 1..16384"));
   c = ClusterSpec{};
   c.network_model = "Constant";
   EXPECT_THAT(error_of([&] { c.validate(); }),
