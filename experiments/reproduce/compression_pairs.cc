@@ -8,9 +8,9 @@ const std::vector<CompressionPair>& compression_pairs() {
   static const std::vector<CompressionPair> pairs = {
       {"bert-large-seq128", "ethernet-v100-4", "adam", "onebit-adam"},
       {"bert-large-seq128", "ethernet-v100-4", "lamb", "onebit-lamb"},
-      {"resnet152-imagenet", "ethernet-v100-4", "sgdm", "onebit-adam"},
-      {"resnet50-imagenet", "ethernet-a100-8", "sgdm", "onebit-adam"},
-      {"resnet50-imagenet", "ethernet-a100-8", "sgdm", "birder"},
+      {"resnet152-imagenet", "ethernet-v100-4", "momentum-sgd", "onebit-adam"},
+      {"resnet50-imagenet", "ethernet-a100-8", "momentum-sgd", "onebit-adam"},
+      {"resnet50-imagenet", "ethernet-a100-8", "momentum-sgd", "birder"},
       {"bert-base-squad", "ethernet-a100-8", "bertadam", "onebit-adam"},
       {"bert-base-squad", "ethernet-a100-8", "bertadam", "birder"},
   };

@@ -5,26 +5,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/optim/optimizer_registry.h"
 #include "experiments/forked_jobs.h"
 
 namespace compopt::cli::reproduce {
-namespace {
-
-// Other spellings of an optimizer name -> the optimizer registry's canonical name.
-const std::vector<std::pair<std::string_view, std::string_view>> kSpellings = {
-    {"sgdm", "momentum-sgd"},
-};
-
-std::string_view canonical_spelling(std::string_view name) {
-  for (const auto& [spelling, canonical] : kSpellings)
-    if (name == spelling) return canonical;
-  return name;
-}
-
-}  // namespace
-
 bool same_step_optimizer(std::string_view a, std::string_view b) {
-  return canonical_spelling(a) == canonical_spelling(b);
+  return optimizer_registry().canonical(a) == optimizer_registry().canonical(b);
 }
 
 std::string encode_stages(const StageTimings& stages) {

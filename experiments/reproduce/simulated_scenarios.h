@@ -19,9 +19,8 @@ std::vector<StageTimings> simulate_scenarios(const std::vector<sim::Scenario>& s
 // its only stage ("full_precision").
 const sim::StageTiming& steady_stage(const StageTimings& stages);
 
-// Whether two optimizer names of the step simulator name the same optimizer. Momentum SGD is
-// `sgdm` in the papers' tables and in the published rows, `momentum-sgd` in the optimizer
-// registry; both spellings match each other here, whichever one the simulator takes.
+// Whether two optimizer names (or aliases) name the same registered optimizer: the papers'
+// tables and the published rows call momentum SGD `sgdm`, an alias of `momentum-sgd`.
 bool same_step_optimizer(std::string_view a, std::string_view b);
 
 // Serialization of stage timings through the pipe (one line per stage).

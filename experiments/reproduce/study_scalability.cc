@@ -36,7 +36,7 @@ const std::vector<Comparison>& comparisons() {
       {"birder_resnet50",
        "resnet50-imagenet",
        "ethernet-a100-8",
-       {"sgdm", "onebit-adam", "birder"},
+       {"momentum-sgd", "onebit-adam", "birder"},
        32},
       {"birder_bert_base",
        "bert-base-squad",
@@ -57,7 +57,7 @@ std::optional<double> published_throughput(const std::string& workload,
 }
 
 // The baselines whose published single-node throughputs calibrated the A100 compute.
-const std::vector<std::string> kCalibrationBaselines = {"sgdm", "bertadam"};
+const std::vector<std::string> kCalibrationBaselines = {"momentum-sgd", "bertadam"};
 
 bool fits_baseline_compute(const std::string& optimizer) {
   return std::any_of(kCalibrationBaselines.begin(), kCalibrationBaselines.end(),
