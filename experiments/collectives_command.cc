@@ -161,7 +161,8 @@ Result run_variant(const Options& o, const Variant& v) {
   return result;
 }
 
-void run(const Options& o) {
+// Throws InvalidArgument for options beyond the bounds above.
+void check_options(const Options& o) {
   if (o.ranks < 1 || o.ranks > kMaxRanks)
     throw InvalidArgument(fmt::format("--ranks {}: expected 1..{}", o.ranks, kMaxRanks));
   if (o.ranks_per_node < 0 || (o.ranks_per_node > 0 && o.ranks % o.ranks_per_node != 0)) {
@@ -176,43 +177,60 @@ void run(const Options& o) {
         "--elements {} x --ranks {}: {} floats per vector in all, expected at most {} (memory)",
         o.elements, o.ranks, o.elements * static_cast<size_t>(o.ranks), kMaxTotalElements));
   }
+}
+
+const CsvSchema& collectives_schema() {
+  static const CsvSchema schema("collectives.csv", {{"variant"},
+                                                    {"ranks"},
+                                                    {"ranks_per_node"},
+                                                    {"elements"},
+                                                    {"steps"},
+                                                    {"bytes_per_rank"},
+                                                    {"fp32_ring_bytes_per_rank", "{:.0f}"},
+                                                    {"compression_ratio", "{:.3f}"},
+                                                    {"inter_node_bytes_per_node"},
+                                                    {"one_call_relative_error", "{:.6e}"},
+                                                    {"averaged_relative_error", "{:.6e}"},
+                                                    {"seconds_per_call", "{:.6e}"}});
+  return schema;
+}
+
+// The run's description and the table's column heads.
+void print_header(const Options& o) {
+  fmt::print(
+      "compopt collectives: {} ranks ({} per node), {} elements ({:.1f} MB fp32), {} steps, "
+      "Local backend\n\n",
+      o.ranks, o.ranks_per_node > 0 ? o.ranks_per_node : o.ranks, o.elements,
+      4e-6 * static_cast<double>(o.elements), o.steps);
+  fmt::print("{:<19} {:>14} {:>10} {:>18} {:>12} {:>14} {:>10}\n", "variant", "bytes/rank",
+             "vs fp32", "inter-node B/node", "1-call err", "avg-of-steps err", "ms/call");
+}
+
+// Runs every variant, printing one table row each; returns collectives.csv.
+std::string run_variants(const Options& o) {
+  const double fp32_bytes = 2.0 * (o.ranks - 1) / o.ranks * 4.0 * static_cast<double>(o.elements);
+  CsvWriter csv(collectives_schema());
+  for (const Variant& v : variants()) {
+    const Result r = run_variant(o, v);
+    const double ratio =
+        r.bytes_per_rank > 0 ? fp32_bytes / static_cast<double>(r.bytes_per_rank) : 0.0;
+    fmt::print("{:<19} {:>14} {:>9.1f}x {:>18} {:>12.3e} {:>16.3e} {:>10.2f}\n", r.name,
+               r.bytes_per_rank, ratio, r.inter_node_bytes_per_node, r.one_step_error,
+               r.averaged_error, 1e3 * r.seconds_per_call);
+    csv.add({r.name, o.ranks, o.ranks_per_node, o.elements, o.steps, r.bytes_per_rank, fp32_bytes,
+             ratio, r.inter_node_bytes_per_node, r.one_step_error, r.averaged_error,
+             r.seconds_per_call});
+  }
+  return csv.text();
+}
+
+void run(const Options& o) {
+  check_options(o);
   check_collectives_memory(o.ranks, o.elements, MemoryBudget::of_this_machine());
   RunDirectory dir("collectives", o.out, out_mode(o.overwrite));
   dir.run([&] {
-    const double fp32_bytes = 2.0 * (o.ranks - 1) / o.ranks * 4.0 * static_cast<double>(o.elements);
-    fmt::print(
-        "compopt collectives: {} ranks ({} per node), {} elements ({:.1f} MB fp32), {} steps, "
-        "Local "
-        "backend\n\n",
-        o.ranks, o.ranks_per_node > 0 ? o.ranks_per_node : o.ranks, o.elements,
-        4e-6 * static_cast<double>(o.elements), o.steps);
-    fmt::print("{:<19} {:>14} {:>10} {:>18} {:>12} {:>14} {:>10}\n", "variant", "bytes/rank",
-               "vs fp32", "inter-node B/node", "1-call err", "avg-of-steps err", "ms/call");
-    static const CsvSchema schema("collectives.csv", {{"variant"},
-                                                      {"ranks"},
-                                                      {"ranks_per_node"},
-                                                      {"elements"},
-                                                      {"steps"},
-                                                      {"bytes_per_rank"},
-                                                      {"fp32_ring_bytes_per_rank", "{:.0f}"},
-                                                      {"compression_ratio", "{:.3f}"},
-                                                      {"inter_node_bytes_per_node"},
-                                                      {"one_call_relative_error", "{:.6e}"},
-                                                      {"averaged_relative_error", "{:.6e}"},
-                                                      {"seconds_per_call", "{:.6e}"}});
-    CsvWriter csv(schema);
-    for (const Variant& v : variants()) {
-      const Result r = run_variant(o, v);
-      const double ratio =
-          r.bytes_per_rank > 0 ? fp32_bytes / static_cast<double>(r.bytes_per_rank) : 0.0;
-      fmt::print("{:<19} {:>14} {:>9.1f}x {:>18} {:>12.3e} {:>16.3e} {:>10.2f}\n", r.name,
-                 r.bytes_per_rank, ratio, r.inter_node_bytes_per_node, r.one_step_error,
-                 r.averaged_error, 1e3 * r.seconds_per_call);
-      csv.add({r.name, o.ranks, o.ranks_per_node, o.elements, o.steps, r.bytes_per_rank, fp32_bytes,
-               ratio, r.inter_node_bytes_per_node, r.one_step_error, r.averaged_error,
-               r.seconds_per_call});
-    }
-    dir.write_file("collectives.csv", csv.text());
+    print_header(o);
+    dir.write_file("collectives.csv", run_variants(o));
     dir.write_run_json({{"ranks", o.ranks},
                         {"ranks_per_node", o.ranks_per_node},
                         {"elements", o.elements},

@@ -81,7 +81,8 @@ nlohmann::json summarize(const TrainConfig& c, const TrainResult& result) {
   return s;
 }
 
-void run(const Options& o) {
+// Throws InvalidArgument for options that contradict each other or are out of range.
+void check_options(const Options& o) {
   if (o.resume.empty() == o.config.empty()) {
     throw InvalidArgument(o.resume.empty()
                               ? "train: give a CONFIG file, or --resume DIR to continue a run"
@@ -103,75 +104,113 @@ void run(const Options& o) {
     throw InvalidArgument(fmt::format("--keep-checkpoints {}, expected an integer >= 0 (0: all)",
                                       *o.keep_checkpoints));
   }
-  std::optional<ResumePlan> plan;
-  TrainConfig c;
-  if (!o.resume.empty()) {
-    plan = plan_resume(o.resume, o.overrides);
-    c = plan->config;
-  } else {
-    c = load_train_config(o.config, o.overrides);
-  }
-  const int64_t every = o.checkpoint_every.value_or(plan ? plan->checkpoint_every : 0);
-  const int64_t keep = o.keep_checkpoints.value_or(plan ? plan->keep_checkpoints : 0);
-  RunDirectory dir("train", plan ? o.resume : o.out,
-                   plan ? OutMode::kResume : out_mode(o.overwrite));
-  if (!o.quiet) {
-    fmt::print(
-        "compopt train: {}\n  optimizer {} | {} ranks ({} per node) x batch {} = {} | {} steps "
-        "({} per epoch) | backend {} | seed {}\n  run directory {}\n",
-        c.task->describe(), c.optimizer, c.ranks, c.gpus_per_node > 0 ? c.gpus_per_node : c.ranks,
-        c.batch_per_rank, c.batch_per_rank * static_cast<size_t>(c.ranks), c.steps,
-        c.steps_per_epoch, c.backend, c.seed, dir.path().string());
-    if (plan) {
-      fmt::print("  resuming from {} (step {})\n", plan->checkpoint_file.string(),
-                 plan->checkpoint->step);
-    }
-    if (every > 0)
-      fmt::print("  checkpoints every {} steps in {}/checkpoints\n", every, dir.path().string());
-  }
-  nlohmann::json config = c.to_json();
-  config["checkpoint_every"] = every;
-  config["keep_checkpoints"] = keep;
-  if (plan) {
-    config["resumed_from"] = {{"checkpoint", plan->checkpoint_file.string()},
-                              {"step", plan->checkpoint->step}};
-  }
-  dir.write_run_json(config);
-  nlohmann::json summary;
-  dir.run([&] {
-    TrainProgress progress(c.steps, o.quiet);
-    const TrainOptions options = train_options_of(c, every);
-    TrainHooks hooks;
-    hooks.on_record = [&](const StepRecord& r) { progress.update(r); };
-    const HyperParamMap params = c.optimizer_params;
-    const std::string name = c.optimizer;
-    const OptimizerFactory factory = [&](const ParamLayout& layout) {
-      return make_optimizer(name, params, layout);
-    };
-    CheckpointOptions checkpoints;
-    const auto identity = run_identity(c);
-    const auto settings = run_settings(c, every, keep);
-    checkpoints.write = [&](Checkpoint& checkpoint) {
-      save_checkpoint(dir, checkpoint, identity, settings, keep);
-    };
-    if (plan) checkpoints.resume = plan->checkpoint;
-    // sim: real math and measured compute, network time from the SimGrid model of c.cluster.
-    const TrainResult result =
-        c.backend == "sim"
-            ? train_with(
-                  [&](const std::function<void(Communicator&)>& fn) {
-                    sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
-                  },
-                  *c.task, factory, options, hooks, checkpoints)
-            : train_local(*c.task, factory, options,
-                          {.ranks = c.ranks, .ranks_per_node = c.gpus_per_node}, hooks,
-                          checkpoints);
-    progress.finish();
+}
 
-    dir.write_file("metrics.csv", metrics_csv(result.records));
-    summary = summarize(c, result);
-    dir.write_file("summary.json", summary.dump(2) + "\n");
-  });
+// What a run trains: its configuration, the checkpoint it resumes (if any) and
+// its checkpoint cadence (the options', else the resumed run's, else none).
+struct Setup {
+  std::optional<ResumePlan> plan;
+  TrainConfig config;
+  int64_t every = 0;
+  int64_t keep = 0;
+};
+
+Setup resolve_setup(const Options& o) {
+  Setup s;
+  if (!o.resume.empty()) {
+    s.plan = plan_resume(o.resume, o.overrides);
+    s.config = s.plan->config;
+  } else {
+    s.config = load_train_config(o.config, o.overrides);
+  }
+  s.every = o.checkpoint_every.value_or(s.plan ? s.plan->checkpoint_every : 0);
+  s.keep = o.keep_checkpoints.value_or(s.plan ? s.plan->keep_checkpoints : 0);
+  return s;
+}
+
+void print_header(const Setup& s, const std::string& dir) {
+  const TrainConfig& c = s.config;
+  fmt::print(
+      "compopt train: {}\n  optimizer {} | {} ranks ({} per node) x batch {} = {} | {} steps "
+      "({} per epoch) | backend {} | seed {}\n  run directory {}\n",
+      c.task->describe(), c.optimizer, c.ranks, c.gpus_per_node > 0 ? c.gpus_per_node : c.ranks,
+      c.batch_per_rank, c.batch_per_rank * static_cast<size_t>(c.ranks), c.steps, c.steps_per_epoch,
+      c.backend, c.seed, dir);
+  if (s.plan) {
+    fmt::print("  resuming from {} (step {})\n", s.plan->checkpoint_file.string(),
+               s.plan->checkpoint->step);
+  }
+  if (s.every > 0) fmt::print("  checkpoints every {} steps in {}/checkpoints\n", s.every, dir);
+}
+
+// run.json: the resolved configuration, the checkpoint cadence and the resumed checkpoint.
+nlohmann::json run_json(const Setup& s) {
+  nlohmann::json config = s.config.to_json();
+  config["checkpoint_every"] = s.every;
+  config["keep_checkpoints"] = s.keep;
+  if (s.plan) {
+    config["resumed_from"] = {{"checkpoint", s.plan->checkpoint_file.string()},
+                              {"step", s.plan->checkpoint->step}};
+  }
+  return config;
+}
+
+// Checkpoints into `dir` with the run's identity and settings, resuming s.plan's checkpoint.
+CheckpointOptions checkpoint_options(const RunDirectory& dir, const Setup& s) {
+  CheckpointOptions checkpoints;
+  checkpoints.write = [&dir, identity = run_identity(s.config),
+                       settings = run_settings(s.config, s.every, s.keep),
+                       keep = s.keep](Checkpoint& checkpoint) {
+    save_checkpoint(dir, checkpoint, identity, settings, keep);
+  };
+  if (s.plan) checkpoints.resume = s.plan->checkpoint;
+  return checkpoints;
+}
+
+// sim: real math and measured compute, network time from the SimGrid model of c.cluster.
+TrainResult train_on_backend(const TrainConfig& c, const TrainOptions& options,
+                             const TrainHooks& hooks, const CheckpointOptions& checkpoints) {
+  const OptimizerFactory factory = [name = c.optimizer,
+                                    params = c.optimizer_params](const ParamLayout& layout) {
+    return make_optimizer(name, params, layout);
+  };
+  if (c.backend == "sim") {
+    return train_with(
+        [&](const std::function<void(Communicator&)>& fn) {
+          sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
+        },
+        *c.task, factory, options, hooks, checkpoints);
+  }
+  return train_local(*c.task, factory, options,
+                     {.ranks = c.ranks, .ranks_per_node = c.gpus_per_node}, hooks, checkpoints);
+}
+
+// Trains with progress output unless `quiet`, writes metrics.csv and
+// summary.json into `dir` and returns the summary.
+nlohmann::json train_in(const RunDirectory& dir, const Setup& s, bool quiet) {
+  const TrainConfig& c = s.config;
+  TrainProgress progress(c.steps, quiet);
+  TrainHooks hooks;
+  hooks.on_record = [&](const StepRecord& r) { progress.update(r); };
+  const TrainResult result =
+      train_on_backend(c, train_options_of(c, s.every), hooks, checkpoint_options(dir, s));
+  progress.finish();
+
+  dir.write_file("metrics.csv", metrics_csv(result.records));
+  nlohmann::json summary = summarize(c, result);
+  dir.write_file("summary.json", summary.dump(2) + "\n");
+  return summary;
+}
+
+void run(const Options& o) {
+  check_options(o);
+  const Setup s = resolve_setup(o);
+  RunDirectory dir("train", s.plan ? o.resume : o.out,
+                   s.plan ? OutMode::kResume : out_mode(o.overwrite));
+  if (!o.quiet) print_header(s, dir.path().string());
+  dir.write_run_json(run_json(s));
+  nlohmann::json summary;
+  dir.run([&] { summary = train_in(dir, s, o.quiet); });
   if (!o.quiet) {
     fmt::print("done: {}\nwrote {}/metrics.csv, run.json, summary.json\n", summary.dump(),
                dir.path().string());

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <new>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -145,6 +146,103 @@ void resolve_optimizer(TrainConfig& c) {
   }
 }
 
+// The file's flat keys with the overrides applied; an override of the run
+// length replaces the file's other length key.
+std::map<std::string, std::string> merged_values(const std::string& path,
+                                                 const std::vector<std::string>& overrides) {
+  std::map<std::string, std::string> values;
+  if (!path.empty()) values = read_toml_flat(path);
+  std::set<std::string> overridden;
+  for (const auto& o : overrides) {
+    auto [key, value] = parse_override(o);
+    values[key] = value;
+    overridden.insert(key);
+  }
+  for (const auto& [key, other] :
+       {std::pair{"run.steps", "run.epochs"}, {"run.epochs", "run.steps"}}) {
+    if (overridden.count(key) && !overridden.count(other)) values.erase(other);
+  }
+  return values;
+}
+
+// The [run] and [task] keys, which load_train_config reads through one HyperParams.
+HyperParamMap run_and_task_keys(const std::map<std::string, std::string>& values) {
+  HyperParamMap run_task;
+  for (const auto& [key, value] : values) {
+    if (key.rfind("run.", 0) == 0 || key.rfind("task.", 0) == 0) run_task[key] = value;
+  }
+  return run_task;
+}
+
+// run.backend, which must be one `compopt train` runs on.
+void resolve_backend(HyperParams& hp, TrainConfig& c) {
+  c.backend = hp.choice("run.backend", "local", backend_registry().names());
+  if (!backend_registry().get(c.backend).traits.trains) {
+    hp.fail(
+        fmt::format("key 'run.backend' = '{}': compopt train cannot run on that backend yet; built "
+                    "backends for train: {} ({} are later issues)",
+                    c.backend, join(train_backends(true)), join(train_backends(false))));
+  }
+}
+
+// run.ranks, run.gpus_per_node and run.cluster; for sim, the preset resized to the ranks.
+void resolve_ranks_and_cluster(HyperParams& hp, TrainConfig& c) {
+  c.ranks = static_cast<int>(hp.integer("run.ranks", 1, 1));
+  if (c.ranks > 4096) hp.fail(fmt::format("key 'run.ranks' = {}, expected at most 4096", c.ranks));
+  c.gpus_per_node = static_cast<int>(hp.integer("run.gpus_per_node", 0, 0));
+  if (c.gpus_per_node > 0 && c.ranks % c.gpus_per_node != 0) {
+    hp.fail(fmt::format("key 'run.gpus_per_node' = {} does not divide run.ranks = {}",
+                        c.gpus_per_node, c.ranks));
+  }
+  c.cluster = hp.text("run.cluster", "ethernet-v100-4");
+  if (c.backend != "sim") return;
+  try {
+    net::ClusterSpec spec = net::cluster_preset(c.cluster);
+    if (c.gpus_per_node > 0) spec.gpus_per_node = c.gpus_per_node;
+    c.cluster_spec = net::with_gpus(spec, c.ranks);
+    c.cluster_spec.validate();
+  } catch (const InvalidArgument& e) {
+    hp.fail(fmt::format("key 'run.cluster' = '{}' with run.ranks = {}: {}", c.cluster, c.ranks,
+                        e.what()));
+  }
+}
+
+// The task from the task.* keys; a task too large for memory is bad input.
+void build_task(HyperParams& hp, TrainConfig& c) {
+  const auto too_big = [&](const char* what) {  // e.g. task.dimension = 1e11: bad input
+    hp.fail(
+        fmt::format("task '{}': not enough memory for its data ({}), expected smaller "
+                    "task.dimension / task.train_size / task.test_size / run.ranks",
+                    hp.text("task.name", "fashion-mnist"), what));
+  };
+  try {
+    c.task = make_task(hp, "task.", c.ranks);
+  } catch (const std::bad_alloc& e) {
+    too_big(e.what());
+  } catch (const std::length_error& e) {
+    too_big(e.what());
+  }
+}
+
+// steps_per_epoch and the total steps, from run.steps or run.epochs (default 1 epoch).
+void resolve_steps(const HyperParams& hp, TrainConfig& c, std::optional<int64_t> epochs,
+                   std::optional<int64_t> steps) {
+  c.steps_per_epoch = static_cast<int64_t>(
+      ShardSampler::steps_per_epoch(c.task->train_size(), c.ranks, c.batch_per_rank));
+  if (c.steps_per_epoch < 1) {
+    hp.fail(
+        fmt::format("key 'run.batch_per_rank' = {}: a rank's shard has only {} examples ({} / {} "
+                    "ranks)",
+                    c.batch_per_rank, c.task->train_size() / static_cast<size_t>(c.ranks),
+                    c.task->train_size(), c.ranks));
+  }
+  if (epochs && *epochs > std::numeric_limits<int64_t>::max() / c.steps_per_epoch) {
+    hp.fail(fmt::format("key 'run.epochs' = {}: {} steps per epoch overflow the step count",
+                        *epochs, c.steps_per_epoch));
+  }
+  c.steps = steps ? *steps : epochs.value_or(1) * c.steps_per_epoch;
+}
+
 }  // namespace
 
 std::map<std::string, std::string> read_toml_flat(const std::string& path) {
@@ -195,49 +293,10 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
   TrainConfig c;
   c.file = path;
   c.overrides = overrides;
-  if (!path.empty()) c.values = read_toml_flat(path);
-  std::set<std::string> overridden;
-  for (const auto& o : overrides) {
-    auto [key, value] = parse_override(o);
-    c.values[key] = value;
-    overridden.insert(key);
-  }
-  // An override of the run length replaces the file's other length key.
-  for (const auto& [key, other] :
-       {std::pair{"run.steps", "run.epochs"}, {"run.epochs", "run.steps"}}) {
-    if (overridden.count(key) && !overridden.count(other)) c.values.erase(other);
-  }
-  HyperParamMap run_task;
-  for (const auto& [key, value] : c.values) {
-    if (key.rfind("run.", 0) == 0 || key.rfind("task.", 0) == 0) run_task[key] = value;
-  }
-  HyperParams hp("config", run_task);
-  c.backend = hp.choice("run.backend", "local", backend_registry().names());
-  if (!backend_registry().get(c.backend).traits.trains) {
-    hp.fail(
-        fmt::format("key 'run.backend' = '{}': compopt train cannot run on that backend yet; built "
-                    "backends for train: {} ({} are later issues)",
-                    c.backend, join(train_backends(true)), join(train_backends(false))));
-  }
-  c.ranks = static_cast<int>(hp.integer("run.ranks", 1, 1));
-  if (c.ranks > 4096) hp.fail(fmt::format("key 'run.ranks' = {}, expected at most 4096", c.ranks));
-  c.gpus_per_node = static_cast<int>(hp.integer("run.gpus_per_node", 0, 0));
-  if (c.gpus_per_node > 0 && c.ranks % c.gpus_per_node != 0) {
-    hp.fail(fmt::format("key 'run.gpus_per_node' = {} does not divide run.ranks = {}",
-                        c.gpus_per_node, c.ranks));
-  }
-  c.cluster = hp.text("run.cluster", "ethernet-v100-4");
-  if (c.backend == "sim") {
-    try {
-      net::ClusterSpec spec = net::cluster_preset(c.cluster);
-      if (c.gpus_per_node > 0) spec.gpus_per_node = c.gpus_per_node;
-      c.cluster_spec = net::with_gpus(spec, c.ranks);
-      c.cluster_spec.validate();
-    } catch (const InvalidArgument& e) {
-      hp.fail(fmt::format("key 'run.cluster' = '{}' with run.ranks = {}: {}", c.cluster, c.ranks,
-                          e.what()));
-    }
-  }
+  c.values = merged_values(path, overrides);
+  HyperParams hp("config", run_and_task_keys(c.values));
+  resolve_backend(hp, c);
+  resolve_ranks_and_cluster(hp, c);
   c.batch_per_rank = static_cast<size_t>(hp.integer("run.batch_per_rank", 32, 1));
   const auto epochs = hp.optional_integer("run.epochs", 1);
   const auto steps = hp.optional_integer("run.steps", 1);
@@ -245,34 +304,9 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     hp.fail("keys 'run.epochs' and 'run.steps' are both set, expected one of them");
   c.eval_every = hp.integer("run.eval_every", 0, 0);
   c.seed = static_cast<uint64_t>(hp.integer("run.seed", 1, 0));
-  const auto too_big = [&](const char* what) {  // e.g. task.dimension = 1e11: bad input
-    hp.fail(
-        fmt::format("task '{}': not enough memory for its data ({}), expected smaller "
-                    "task.dimension / task.train_size / task.test_size / run.ranks",
-                    hp.text("task.name", "fashion-mnist"), what));
-  };
-  try {
-    c.task = make_task(hp, "task.", c.ranks);
-  } catch (const std::bad_alloc& e) {
-    too_big(e.what());
-  } catch (const std::length_error& e) {
-    too_big(e.what());
-  }
+  build_task(hp, c);
   hp.finish();
-  c.steps_per_epoch = static_cast<int64_t>(
-      ShardSampler::steps_per_epoch(c.task->train_size(), c.ranks, c.batch_per_rank));
-  if (c.steps_per_epoch < 1) {
-    hp.fail(
-        fmt::format("key 'run.batch_per_rank' = {}: a rank's shard has only {} examples ({} / {} "
-                    "ranks)",
-                    c.batch_per_rank, c.task->train_size() / static_cast<size_t>(c.ranks),
-                    c.task->train_size(), c.ranks));
-  }
-  if (epochs && *epochs > std::numeric_limits<int64_t>::max() / c.steps_per_epoch) {
-    hp.fail(fmt::format("key 'run.epochs' = {}: {} steps per epoch overflow the step count",
-                        *epochs, c.steps_per_epoch));
-  }
-  c.steps = steps ? *steps : epochs.value_or(1) * c.steps_per_epoch;
+  resolve_steps(hp, c, epochs, steps);
   check_train_limits(c, MemoryBudget::of_this_machine());
   resolve_optimizer(c);
   return c;

@@ -36,6 +36,100 @@ int64_t setting_integer(const Checkpoint& c, const std::string& key, const std::
                                     source, key, it->second));
 }
 
+// Reads the latest checkpoint of `run_dir`; sets plan's checkpoint_file and
+// the checkpointed run's checkpoint cadence.
+std::shared_ptr<Checkpoint> read_latest_checkpoint(const std::string& run_dir, ResumePlan& plan) {
+  std::error_code ec;
+  if (!fs::is_directory(run_dir, ec)) {
+    throw InvalidArgument(fmt::format("--resume {}: not a directory", run_dir));
+  }
+  const std::vector<int64_t> steps = list_checkpoints(run_dir);
+  if (steps.empty()) {
+    throw InvalidArgument(fmt::format(
+        "--resume {}: no checkpoint in {} (start runs with --checkpoint-every K to resume them)",
+        run_dir, (fs::path(run_dir) / "checkpoints").string()));
+  }
+  plan.checkpoint_file = checkpoint_path(run_dir, steps.back());
+  const std::string source = plan.checkpoint_file.string();
+  auto checkpoint = std::make_shared<Checkpoint>(read_checkpoint_file(plan.checkpoint_file));
+  if (checkpoint->step != steps.back()) {
+    throw InvalidArgument(fmt::format("checkpoint {}: holds step {}, its name says step {}", source,
+                                      checkpoint->step, steps.back()));
+  }
+  plan.checkpoint_every = setting_integer(*checkpoint, "checkpoint_every", source);
+  plan.keep_checkpoints = setting_integer(*checkpoint, "keep_checkpoints", source);
+  return checkpoint;
+}
+
+// The checkpointed run's flat keys ("table.key" -> value), without config.file.
+std::map<std::string, std::string> checkpointed_values(const Checkpoint& checkpoint) {
+  std::map<std::string, std::string> values;
+  for (const auto& [key, value] : checkpoint.settings) {
+    if (key.rfind(kConfigPrefix, 0) == 0 && key != "config.file") {
+      values[key.substr(std::string(kConfigPrefix).size())] = value;
+    }
+  }
+  return values;
+}
+
+// Percentages (and the schedule's default total_steps) keep the values the
+// checkpointed run resolved from its own length (its identity `id`), unless overridden.
+void keep_resolved_steps(std::map<std::string, std::string>& values,
+                         const std::set<std::string>& overridden,
+                         const std::map<std::string, std::string>& id) {
+  for (auto& [key, value] : values) {
+    const auto dot = key.find('.');
+    const std::string table = key.substr(0, dot), name = key.substr(dot + 1);
+    if ((table == "optimizer" || table == "schedule") && !value.empty() && value.back() == '%' &&
+        !overridden.count(key) && id.count("optimizer." + name)) {
+      value = id.at("optimizer." + name);
+    }
+  }
+  if (id.count("optimizer.total_steps") && !values.count("optimizer.total_steps") &&
+      !values.count("schedule.total_steps") && !overridden.count("optimizer.total_steps") &&
+      !overridden.count("schedule.total_steps")) {
+    values["optimizer.total_steps"] = id.at("optimizer.total_steps");
+  }
+}
+
+// The overrides that rebuild the checkpointed run's configuration: its flat
+// keys, then the new `overrides`.
+std::vector<std::string> resumed_overrides(const Checkpoint& checkpoint,
+                                           const std::vector<std::string>& overrides) {
+  std::map<std::string, std::string> values = checkpointed_values(checkpoint);
+  std::set<std::string> overridden;
+  for (const auto& o : overrides) overridden.insert(trim(o.substr(0, o.find('='))));
+  keep_resolved_steps(values, overridden, checkpoint.identity);
+  // A new run length replaces the old one in either form.
+  if (overridden.count("run.steps") && !overridden.count("run.epochs")) values.erase("run.epochs");
+  if (overridden.count("run.epochs") && !overridden.count("run.steps")) values.erase("run.steps");
+  std::vector<std::string> all;
+  for (const auto& [key, value] : values) all.push_back(key + "=" + value);
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  return all;
+}
+
+// Checks that plan.config matches `checkpoint` (read from `source`) and has steps left to run.
+void check_continuable(const std::string& run_dir, const ResumePlan& plan,
+                       const Checkpoint& checkpoint, const std::string& source) {
+  const TrainConfig& c = plan.config;
+  check_identity(checkpoint, run_identity(c), source);
+  if (checkpoint.step >= c.steps) {
+    throw InvalidArgument(fmt::format(
+        "--resume {}: the latest checkpoint ({}) is at step {} and run.steps = {}: nothing left "
+        "to run; continue it with --set run.steps=N, N > {}",
+        run_dir, source, checkpoint.step, c.steps, checkpoint.step));
+  }
+  const OptimizerFactory factory = [&c](const ParamLayout& layout) {
+    return make_optimizer(c.optimizer, c.optimizer_params, layout);
+  };
+  try {
+    check_resume(checkpoint, *c.task, factory, train_options_of(c, plan.checkpoint_every), c.ranks);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("checkpoint {}: {}", source, e.what()));
+  }
+}
+
 }  // namespace
 
 std::map<std::string, std::string> run_identity(const TrainConfig& c) {
@@ -74,60 +168,10 @@ TrainOptions train_options_of(const TrainConfig& c, int64_t checkpoint_every) {
 }
 
 ResumePlan plan_resume(const std::string& run_dir, const std::vector<std::string>& overrides) {
-  std::error_code ec;
-  if (!fs::is_directory(run_dir, ec)) {
-    throw InvalidArgument(fmt::format("--resume {}: not a directory", run_dir));
-  }
-  const std::vector<int64_t> steps = list_checkpoints(run_dir);
-  if (steps.empty()) {
-    throw InvalidArgument(fmt::format(
-        "--resume {}: no checkpoint in {} (start runs with --checkpoint-every K to resume them)",
-        run_dir, (fs::path(run_dir) / "checkpoints").string()));
-  }
   ResumePlan plan;
-  plan.checkpoint_file = checkpoint_path(run_dir, steps.back());
-  const std::string source = plan.checkpoint_file.string();
-  auto checkpoint = std::make_shared<Checkpoint>(read_checkpoint_file(plan.checkpoint_file));
-  if (checkpoint->step != steps.back()) {
-    throw InvalidArgument(fmt::format("checkpoint {}: holds step {}, its name says step {}", source,
-                                      checkpoint->step, steps.back()));
-  }
-  plan.checkpoint_every = setting_integer(*checkpoint, "checkpoint_every", source);
-  plan.keep_checkpoints = setting_integer(*checkpoint, "keep_checkpoints", source);
-
-  // The checkpointed run's flat keys, then the new overrides.
-  std::map<std::string, std::string> values;
-  for (const auto& [key, value] : checkpoint->settings) {
-    if (key.rfind(kConfigPrefix, 0) == 0 && key != "config.file") {
-      values[key.substr(std::string(kConfigPrefix).size())] = value;
-    }
-  }
-  std::set<std::string> overridden;
-  for (const auto& o : overrides) overridden.insert(trim(o.substr(0, o.find('='))));
-  // Percentages (and the schedule's default total_steps) keep the values the
-  // checkpointed run resolved from its own length.
-  const auto& id = checkpoint->identity;
-  for (auto& [key, value] : values) {
-    const auto dot = key.find('.');
-    const std::string table = key.substr(0, dot), name = key.substr(dot + 1);
-    if ((table == "optimizer" || table == "schedule") && !value.empty() && value.back() == '%' &&
-        !overridden.count(key) && id.count("optimizer." + name)) {
-      value = id.at("optimizer." + name);
-    }
-  }
-  if (id.count("optimizer.total_steps") && !values.count("optimizer.total_steps") &&
-      !values.count("schedule.total_steps") && !overridden.count("optimizer.total_steps") &&
-      !overridden.count("schedule.total_steps")) {
-    values["optimizer.total_steps"] = id.at("optimizer.total_steps");
-  }
-  // A new run length replaces the old one in either form.
-  if (overridden.count("run.steps") && !overridden.count("run.epochs")) values.erase("run.epochs");
-  if (overridden.count("run.epochs") && !overridden.count("run.steps")) values.erase("run.steps");
-  std::vector<std::string> all;
-  for (const auto& [key, value] : values) all.push_back(key + "=" + value);
-  all.insert(all.end(), overrides.begin(), overrides.end());
+  std::shared_ptr<Checkpoint> checkpoint = read_latest_checkpoint(run_dir, plan);
   try {
-    plan.config = load_train_config("", all);
+    plan.config = load_train_config("", resumed_overrides(*checkpoint, overrides));
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(fmt::format("--resume {}: {}", run_dir, e.what()));
   }
@@ -135,23 +179,7 @@ ResumePlan plan_resume(const std::string& run_dir, const std::vector<std::string
                          ? checkpoint->settings.at("config.file")
                          : std::string();
   plan.config.overrides = overrides;
-  const TrainConfig& c = plan.config;
-  check_identity(*checkpoint, run_identity(c), source);
-  if (checkpoint->step >= c.steps) {
-    throw InvalidArgument(fmt::format(
-        "--resume {}: the latest checkpoint ({}) is at step {} and run.steps = {}: nothing left "
-        "to run; continue it with --set run.steps=N, N > {}",
-        run_dir, source, checkpoint->step, c.steps, checkpoint->step));
-  }
-  const OptimizerFactory factory = [&c](const ParamLayout& layout) {
-    return make_optimizer(c.optimizer, c.optimizer_params, layout);
-  };
-  try {
-    check_resume(*checkpoint, *c.task, factory, train_options_of(c, plan.checkpoint_every),
-                 c.ranks);
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(fmt::format("checkpoint {}: {}", source, e.what()));
-  }
+  check_continuable(run_dir, plan, *checkpoint, plan.checkpoint_file.string());
   plan.checkpoint = std::move(checkpoint);
   return plan;
 }

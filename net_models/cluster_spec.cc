@@ -61,17 +61,85 @@ void require_in(double value, const FieldRange& r, const char* field, const std:
   }
 }
 
+// Nodes and GPUs per node within the simulator's limits.
+void check_size(const ClusterSpec& spec) {
+  if (spec.nodes < 1 || spec.nodes > kMaxNodes) {
+    throw InvalidArgument(
+        fmt::format("cluster '{}': nodes = {}, expected 1..{}", spec.name, spec.nodes, kMaxNodes));
+  }
+  if (spec.gpus_per_node < 1 || spec.gpus_per_node > kMaxGpusPerNode) {
+    throw InvalidArgument(fmt::format("cluster '{}': gpus_per_node = {}, expected 1..{}", spec.name,
+                                      spec.gpus_per_node, kMaxGpusPerNode));
+  }
+}
+
+// Link rates, latencies, efficiencies and the network model with its factors.
+void check_links(const ClusterSpec& spec) {
+  const std::string& name = spec.name;
+  require_in(spec.intra_node_gbps, kRate, "intra_node_gbps", name);
+  require_in(spec.intra_node_latency_s, kLatency, "intra_node_latency_s", name);
+  require_in(spec.inter_node_gbps, kRate, "inter_node_gbps", name);
+  require_in(spec.inter_node_latency_s, kLatency, "inter_node_latency_s", name);
+  require_in(spec.intra_node_efficiency, kFraction, "intra_node_efficiency", name);
+  require_in(spec.inter_node_efficiency, kFraction, "inter_node_efficiency", name);
+  require_in(spec.latency_factor, kFactor, "latency_factor", name);
+  require_in(spec.bandwidth_factor, kFactor, "bandwidth_factor", name);
+  if (spec.network_model != "CM02" && spec.network_model != "LV08") {
+    throw InvalidArgument(fmt::format("cluster '{}': network_model '{}', expected CM02 or LV08",
+                                      name, spec.network_model));
+  }
+  if (spec.network_model == "LV08" &&
+      (spec.latency_factor != 1.0 || spec.bandwidth_factor != 1.0)) {
+    throw InvalidArgument(
+        fmt::format("cluster '{}': network_model LV08 fixes its own factors; latency_factor {} and "
+                    "bandwidth_factor {} must stay 1 (use CM02 to set them)",
+                    name, spec.latency_factor, spec.bandwidth_factor));
+  }
+}
+
+void check_torus_dims(const ClusterSpec& spec) {
+  const long product =
+      std::accumulate(spec.torus_dims.begin(), spec.torus_dims.end(), 1L, std::multiplies<>());
+  for (int d : spec.torus_dims) {
+    if (d < 1) {
+      throw InvalidArgument(
+          fmt::format("cluster '{}': torus dimension {}, expected >= 1", spec.name, d));
+    }
+  }
+  if (product != spec.nodes) {
+    throw InvalidArgument(
+        fmt::format("cluster '{}': torus dimensions multiply to {}, expected nodes = {}", spec.name,
+                    product, spec.nodes));
+  }
+}
+
+// The fields of the chosen topology: fat-tree switches and uplink, torus
+// dimensions, dragonfly groups.
+void check_topology(const ClusterSpec& spec) {
+  const int nodes = spec.nodes;
+  if (spec.topology == Topology::kFatTree) {
+    if (spec.nodes_per_switch < 0 ||
+        (spec.nodes_per_switch > 0 && nodes % spec.nodes_per_switch != 0)) {
+      throw InvalidArgument(fmt::format(
+          "cluster '{}': nodes_per_switch = {}, expected 0 (one switch) or a divisor of nodes = {}",
+          spec.name, spec.nodes_per_switch, nodes));
+    }
+    if (spec.uplink_gbps != 0) require_in(spec.uplink_gbps, kRate, "uplink_gbps", spec.name);
+  }
+  if (spec.topology == Topology::kTorus && !spec.torus_dims.empty()) check_torus_dims(spec);
+  if (spec.topology == Topology::kDragonfly &&
+      (spec.dragonfly_groups < 0 ||
+       (spec.dragonfly_groups > 0 && nodes % spec.dragonfly_groups != 0))) {
+    throw InvalidArgument(fmt::format(
+        "cluster '{}': dragonfly_groups = {}, expected 0 (automatic) or a divisor of nodes = {}",
+        spec.name, spec.dragonfly_groups, nodes));
+  }
+}
+
 }  // namespace
 
 void ClusterSpec::validate() const {
-  if (nodes < 1 || nodes > kMaxNodes) {
-    throw InvalidArgument(
-        fmt::format("cluster '{}': nodes = {}, expected 1..{}", name, nodes, kMaxNodes));
-  }
-  if (gpus_per_node < 1 || gpus_per_node > kMaxGpusPerNode) {
-    throw InvalidArgument(fmt::format("cluster '{}': gpus_per_node = {}, expected 1..{}", name,
-                                      gpus_per_node, kMaxGpusPerNode));
-  }
+  check_size(*this);
   if (!platform_file.empty()) {
     if (!std::filesystem::is_regular_file(platform_file)) {
       throw InvalidArgument(
@@ -79,53 +147,8 @@ void ClusterSpec::validate() const {
     }
     return;  // link figures come from the file
   }
-  require_in(intra_node_gbps, kRate, "intra_node_gbps", name);
-  require_in(intra_node_latency_s, kLatency, "intra_node_latency_s", name);
-  require_in(inter_node_gbps, kRate, "inter_node_gbps", name);
-  require_in(inter_node_latency_s, kLatency, "inter_node_latency_s", name);
-  require_in(intra_node_efficiency, kFraction, "intra_node_efficiency", name);
-  require_in(inter_node_efficiency, kFraction, "inter_node_efficiency", name);
-  require_in(latency_factor, kFactor, "latency_factor", name);
-  require_in(bandwidth_factor, kFactor, "bandwidth_factor", name);
-  if (network_model != "CM02" && network_model != "LV08") {
-    throw InvalidArgument(fmt::format("cluster '{}': network_model '{}', expected CM02 or LV08",
-                                      name, network_model));
-  }
-  if (network_model == "LV08" && (latency_factor != 1.0 || bandwidth_factor != 1.0)) {
-    throw InvalidArgument(
-        fmt::format("cluster '{}': network_model LV08 fixes its own factors; latency_factor {} and "
-                    "bandwidth_factor {} must stay 1 (use CM02 to set them)",
-                    name, latency_factor, bandwidth_factor));
-  }
-  if (topology == Topology::kFatTree) {
-    if (nodes_per_switch < 0 || (nodes_per_switch > 0 && nodes % nodes_per_switch != 0)) {
-      throw InvalidArgument(fmt::format(
-          "cluster '{}': nodes_per_switch = {}, expected 0 (one switch) or a divisor of nodes = {}",
-          name, nodes_per_switch, nodes));
-    }
-    if (uplink_gbps != 0) require_in(uplink_gbps, kRate, "uplink_gbps", name);
-  }
-  if (topology == Topology::kTorus && !torus_dims.empty()) {
-    const long product =
-        std::accumulate(torus_dims.begin(), torus_dims.end(), 1L, std::multiplies<>());
-    for (int d : torus_dims) {
-      if (d < 1) {
-        throw InvalidArgument(
-            fmt::format("cluster '{}': torus dimension {}, expected >= 1", name, d));
-      }
-    }
-    if (product != nodes) {
-      throw InvalidArgument(
-          fmt::format("cluster '{}': torus dimensions multiply to {}, expected nodes = {}", name,
-                      product, nodes));
-    }
-  }
-  if (topology == Topology::kDragonfly &&
-      (dragonfly_groups < 0 || (dragonfly_groups > 0 && nodes % dragonfly_groups != 0))) {
-    throw InvalidArgument(fmt::format(
-        "cluster '{}': dragonfly_groups = {}, expected 0 (automatic) or a divisor of nodes = {}",
-        name, dragonfly_groups, nodes));
-  }
+  check_links(*this);
+  check_topology(*this);
 }
 
 std::vector<int> effective_torus_dims(const ClusterSpec& spec) {

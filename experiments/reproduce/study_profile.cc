@@ -9,6 +9,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "core/util/csv_schema.h"
 #include "experiments/reproduce/markdown_table.h"
@@ -23,14 +27,14 @@ std::string network_of(const std::string& cluster) {
   return cluster.substr(0, cluster.find('-'));  // ethernet-v100-4 -> ethernet
 }
 
-}  // namespace
+// The optimizers simulated on every configuration; Adam's rows have published figures.
+const std::vector<std::string> kOptimizers = {"adam", "onebit-adam"};
 
-std::string run_profile_study(const StudyContext& context) {
-  const std::vector<net::ProfileRow>& rows = net::onebit_adam_profile_rows();
-  const std::vector<std::string> optimizers = {"adam", "onebit-adam"};
+// One scenario per configuration and optimizer, the optimizers of a row adjacent.
+std::vector<sim::Scenario> profile_scenarios(const std::vector<net::ProfileRow>& rows) {
   std::vector<sim::Scenario> scenarios;
   for (const net::ProfileRow& row : rows)
-    for (const std::string& optimizer : optimizers) {
+    for (const std::string& optimizer : kOptimizers) {
       sim::Scenario s;
       s.workload = "bert-large-seq128";
       s.cluster = row.cluster;
@@ -40,8 +44,10 @@ std::string run_profile_study(const StudyContext& context) {
       s.optimizer = optimizer;
       scenarios.push_back(s);
     }
-  const std::vector<StageTimings> timings = simulate_scenarios(scenarios, context.jobs);
+  return scenarios;
+}
 
+const CsvSchema& profile_schema() {
   static const CsvSchema schema("profile.csv", {{"network"},
                                                 {"nodes"},
                                                 {"gpus"},
@@ -58,37 +64,66 @@ std::string run_profile_study(const StudyContext& context) {
                                                 {"allreduce_pct", "{:.2f}"},
                                                 {"published_allreduce_ms", "{:.2f}"},
                                                 {"published_allreduce_pct", "{:.0f}"}});
-  CsvWriter csv(schema);
+  return schema;
+}
+
+// One CSV row per optimizer and stage of `row`; `row_timings` holds the
+// optimizers' timings in kOptimizers order.
+void add_csv_rows(CsvWriter& csv, const net::ProfileRow& row,
+                  std::span<const StageTimings> row_timings) {
+  const std::string network = network_of(row.cluster);
+  for (size_t o = 0; o < kOptimizers.size(); ++o) {
+    for (const sim::StageTiming& t : row_timings[o]) {
+      const bool published = kOptimizers[o] == "adam";
+      const auto if_published = [&](double v) {
+        return published ? std::optional<double>(v) : std::nullopt;
+      };
+      csv.add({network, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, kOptimizers[o],
+               t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s,
+               1e3 * t.compress_s, 1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(),
+               if_published(row.allreduce_ms), if_published(row.allreduce_pct)});
+    }
+  }
+}
+
+// The largest disagreement of Adam's rows with the published allreduce figures.
+struct WorstError {
+  double ms = 0;      // relative error of the allreduce time
+  double points = 0;  // difference of the allreduce share, in percentage points
+};
+
+// The table row of `row` (timings as for add_csv_rows); widens `worst` by its errors.
+void add_table_row(MarkdownTable& table, WorstError& worst, const net::ProfileRow& row,
+                   std::span<const StageTimings> row_timings) {
+  const sim::StageTiming& adam = row_timings[0].front();
+  const sim::StageTiming& onebit = steady_stage(row_timings[1]);
+  const double ms = 1e3 * adam.comm_s;
+  worst.ms = std::max(worst.ms, std::abs(ms - row.allreduce_ms) / row.allreduce_ms);
+  worst.points = std::max(worst.points, std::abs(adam.allreduce_pct() - row.allreduce_pct));
+  table.add({network_of(row.cluster), std::to_string(row.nodes), std::to_string(row.gpus),
+             fmt::format("{} x {}", row.batch_per_gpu, row.grad_accum), fixed(ms),
+             fixed(row.allreduce_ms, 2), relative_error(ms, row.allreduce_ms),
+             fixed(adam.allreduce_pct()), fixed(row.allreduce_pct, 0),
+             fmt::format("{:+.1f}", adam.allreduce_pct() - row.allreduce_pct),
+             fixed(1e3 * onebit.comm_s), fixed(onebit.allreduce_pct())});
+}
+
+}  // namespace
+
+std::string run_profile_study(const StudyContext& context) {
+  const std::vector<net::ProfileRow>& rows = net::onebit_adam_profile_rows();
+  const std::vector<StageTimings> timings =
+      simulate_scenarios(profile_scenarios(rows), context.jobs);
+  CsvWriter csv(profile_schema());
   MarkdownTable table({"network", "nodes", "GPUs", "batch/GPU x accum", "AR ms (ours)",
                        "AR ms (published)", "error", "AR % (ours)", "AR % (published)",
                        "difference (points)", "1-bit Adam AR ms", "1-bit Adam AR %"});
-  double worst_ms = 0, worst_points = 0;
+  WorstError worst;
   for (size_t r = 0; r < rows.size(); ++r) {
-    const net::ProfileRow& row = rows[r];
-    const std::string network = network_of(row.cluster);
-    for (size_t o = 0; o < optimizers.size(); ++o) {
-      for (const sim::StageTiming& t : timings[r * optimizers.size() + o]) {
-        const bool published = optimizers[o] == "adam";
-        const auto if_published = [&](double v) {
-          return published ? std::optional<double>(v) : std::nullopt;
-        };
-        csv.add({network, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, optimizers[o],
-                 t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s,
-                 1e3 * t.compress_s, 1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(),
-                 if_published(row.allreduce_ms), if_published(row.allreduce_pct)});
-      }
-    }
-    const sim::StageTiming& adam = timings[r * optimizers.size()].front();
-    const sim::StageTiming& onebit = steady_stage(timings[r * optimizers.size() + 1]);
-    const double ms = 1e3 * adam.comm_s;
-    worst_ms = std::max(worst_ms, std::abs(ms - row.allreduce_ms) / row.allreduce_ms);
-    worst_points = std::max(worst_points, std::abs(adam.allreduce_pct() - row.allreduce_pct));
-    table.add({network, std::to_string(row.nodes), std::to_string(row.gpus),
-               fmt::format("{} x {}", row.batch_per_gpu, row.grad_accum), fixed(ms),
-               fixed(row.allreduce_ms, 2), relative_error(ms, row.allreduce_ms),
-               fixed(adam.allreduce_pct()), fixed(row.allreduce_pct, 0),
-               fmt::format("{:+.1f}", adam.allreduce_pct() - row.allreduce_pct),
-               fixed(1e3 * onebit.comm_s), fixed(onebit.allreduce_pct())});
+    const std::span<const StageTimings> row_timings(timings.data() + r * kOptimizers.size(),
+                                                    kOptimizers.size());
+    add_csv_rows(csv, rows[r], row_timings);
+    add_table_row(table, worst, rows[r], row_timings);
   }
   context.write_file("profile.csv", csv.text());
   return fmt::format(
@@ -98,7 +133,7 @@ std::string run_profile_study(const StudyContext& context) {
       "the fit, not a prediction. Worst |error|: {:.1f}% of the allreduce time, {:.1f} points of "
       "the allreduce share. The last two columns are 1-bit Adam's compression stage on the same "
       "configuration (no published counterpart).\n\n{}",
-      100 * worst_ms, worst_points, table.str());
+      100 * worst.ms, worst.points, table.str());
 }
 
 }  // namespace compopt::cli::reproduce

@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/util/csv_schema.h"
 #include "experiments/reproduce/markdown_table.h"
@@ -64,34 +66,44 @@ bool fits_baseline_compute(const std::string& optimizer) {
                      [&](const std::string& b) { return same_step_optimizer(b, optimizer); });
 }
 
-}  // namespace
+// One simulated configuration: an optimizer of a comparison at a GPU count and batch.
+struct Point {
+  const Comparison* comparison;
+  std::string optimizer;
+  int gpus, batch;
+};
 
-std::string run_scalability_study(const StudyContext& context) {
+// Every comparison's optimizers at 8 ... 256 GPUs, then ResNet-50 at batch 128
+// on one node (Birder's single-node table has that second batch size).
+std::vector<Point> scalability_points() {
   const std::vector<int> gpu_counts = {8, 16, 32, 64, 128, 256};
-  struct Point {
-    const Comparison* comparison;
-    std::string optimizer;
-    int gpus, batch;
-  };
   std::vector<Point> points;
   for (const Comparison& c : comparisons())
     for (const std::string& optimizer : c.optimizers)
       for (int gpus : gpu_counts) points.push_back({&c, optimizer, gpus, c.batch_per_gpu});
-  // Birder's single-node table has a second batch size for ResNet-50.
   for (const std::string& optimizer : comparisons()[2].optimizers)
     points.push_back({&comparisons()[2], optimizer, 8, 128});
-  std::vector<sim::Scenario> scenarios;
-  for (const Point& p : points) {
-    sim::Scenario s;
-    s.workload = p.comparison->workload;
-    s.cluster = p.comparison->cluster;
-    s.optimizer = p.optimizer;
-    s.gpus = p.gpus;
-    s.batch_per_gpu = p.batch;
-    scenarios.push_back(s);
-  }
-  const std::vector<StageTimings> timings = simulate_scenarios(scenarios, context.jobs);
+  return points;
+}
 
+sim::Scenario scenario_of(const Point& p) {
+  sim::Scenario s;
+  s.workload = p.comparison->workload;
+  s.cluster = p.comparison->cluster;
+  s.optimizer = p.optimizer;
+  s.gpus = p.gpus;
+  s.batch_per_gpu = p.batch;
+  return s;
+}
+
+// The comparison's name, with "_b<batch>" for a batch other than its own.
+std::string point_name(const Point& p) {
+  return p.batch == p.comparison->batch_per_gpu
+             ? p.comparison->name
+             : fmt::format("{}_b{}", p.comparison->name, p.batch);
+}
+
+const CsvSchema& scalability_schema() {
   static const CsvSchema schema("scalability.csv", {{"comparison"},
                                                     {"workload"},
                                                     {"cluster"},
@@ -108,37 +120,37 @@ std::string run_scalability_study(const StudyContext& context) {
                                                     {"step_ms", "{:.3f}"},
                                                     {"allreduce_ms", "{:.3f}"},
                                                     {"published_throughput_samples_s", "{:.0f}"}});
-  CsvWriter csv(schema);
-  MarkdownTable published({"workload", "optimizer", "GPUs", "batch/GPU", "samples/s (ours)",
-                           "samples/s (published)", "error", "role of the published value"});
+  return schema;
+}
+
+// One CSV row per stage of point `p` (simulated as `scenario`).
+void add_csv_rows(CsvWriter& csv, const Point& p, const sim::Scenario& scenario,
+                  const StageTimings& timings, std::optional<double> paper) {
+  const sim::StepConfig config = sim::resolve_scenario(scenario);
+  const std::string name = point_name(p);
+  for (const sim::StageTiming& t : timings) {
+    const net::ClusterSpec& cluster = config.cluster;
+    csv.add({name, p.comparison->workload, p.comparison->cluster, p.optimizer, t.stage, p.gpus,
+             cluster.nodes, cluster.gpus_per_node, cluster.inter_node_gbps,
+             cluster.inter_node_efficiency, cluster.inter_node_gbps * cluster.inter_node_efficiency,
+             p.batch, t.throughput_samples_s, 1e3 * t.step_time_s, 1e3 * t.comm_s, paper});
+  }
+}
+
+void add_published_row(MarkdownTable& published, const Point& p, double ours, double paper) {
+  published.add({p.comparison->workload, p.optimizer, std::to_string(p.gpus),
+                 std::to_string(p.batch), fixed(ours), fixed(paper, 0), relative_error(ours, paper),
+                 fits_baseline_compute(p.optimizer) ? "calibration (in-sample)"
+                                                    : "prediction (out-of-sample)"});
+}
+
+// Steady-stage throughput by (point name, optimizer, GPUs).
+using ThroughputMap = std::map<std::tuple<std::string, std::string, int>, double>;
+
+// Each compressed optimizer against its comparison's baseline at 8 and 256 GPUs.
+MarkdownTable speedup_table(const ThroughputMap& throughput) {
   MarkdownTable speedups(
       {"comparison", "GPUs", "baseline samples/s", "compressed optimizer", "samples/s", "speedup"});
-  std::map<std::tuple<std::string, std::string, int>, double> throughput;
-  for (size_t i = 0; i < points.size(); ++i) {
-    const Point& p = points[i];
-    const sim::StepConfig config = sim::resolve_scenario(scenarios[i]);
-    const auto paper = published_throughput(p.comparison->workload, p.optimizer, p.gpus, p.batch);
-    const std::string name = p.batch == p.comparison->batch_per_gpu
-                                 ? p.comparison->name
-                                 : fmt::format("{}_b{}", p.comparison->name, p.batch);
-    for (const sim::StageTiming& t : timings[i]) {
-      const net::ClusterSpec& cluster = config.cluster;
-      csv.add({name, p.comparison->workload, p.comparison->cluster, p.optimizer, t.stage, p.gpus,
-               cluster.nodes, cluster.gpus_per_node, cluster.inter_node_gbps,
-               cluster.inter_node_efficiency,
-               cluster.inter_node_gbps * cluster.inter_node_efficiency, p.batch,
-               t.throughput_samples_s, 1e3 * t.step_time_s, 1e3 * t.comm_s, paper});
-    }
-    const double ours = steady_stage(timings[i]).throughput_samples_s;
-    if (paper) {
-      published.add({p.comparison->workload, p.optimizer, std::to_string(p.gpus),
-                     std::to_string(p.batch), fixed(ours), fixed(*paper, 0),
-                     relative_error(ours, *paper),
-                     fits_baseline_compute(p.optimizer) ? "calibration (in-sample)"
-                                                        : "prediction (out-of-sample)"});
-    }
-    throughput[{name, p.optimizer, p.gpus}] = ours;
-  }
   for (const Comparison& c : comparisons())
     for (size_t o = 1; o < c.optimizers.size(); ++o)
       for (int gpus : {8, 256}) {
@@ -147,6 +159,28 @@ std::string run_scalability_study(const StudyContext& context) {
         speedups.add({c.name, std::to_string(gpus), fixed(base), c.optimizers[o], fixed(ours),
                       fmt::format("{:.2f}x", ours / base)});
       }
+  return speedups;
+}
+
+}  // namespace
+
+std::string run_scalability_study(const StudyContext& context) {
+  const std::vector<Point> points = scalability_points();
+  std::vector<sim::Scenario> scenarios;
+  for (const Point& p : points) scenarios.push_back(scenario_of(p));
+  const std::vector<StageTimings> timings = simulate_scenarios(scenarios, context.jobs);
+  CsvWriter csv(scalability_schema());
+  MarkdownTable published({"workload", "optimizer", "GPUs", "batch/GPU", "samples/s (ours)",
+                           "samples/s (published)", "error", "role of the published value"});
+  ThroughputMap throughput;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    const auto paper = published_throughput(p.comparison->workload, p.optimizer, p.gpus, p.batch);
+    add_csv_rows(csv, p, scenarios[i], timings[i], paper);
+    const double ours = steady_stage(timings[i]).throughput_samples_s;
+    if (paper) add_published_row(published, p, ours, *paper);
+    throughput[{point_name(p), p.optimizer, p.gpus}] = ours;
+  }
   context.write_file("scalability.csv", csv.text());
   return fmt::format(
       "Throughput (samples/s, compression stage for the compressed optimizers) against GPU count "
@@ -154,7 +188,7 @@ std::string run_scalability_study(const StudyContext& context) {
       "effective), ResNet-50 (batch 32/GPU) and BERT-Base SQuAD (batch 3/GPU) on ethernet-a100-8 "
       "(8 A100 per node, 10 Gbit/s).\n\nPublished points (Birder Tables 1-2, one node of 8 "
       "GPUs):\n\n{}\nSpeedup of the compressed optimizers over the baseline:\n\n{}",
-      published.str(), speedups.str());
+      published.str(), speedup_table(throughput).str());
 }
 
 }  // namespace compopt::cli::reproduce

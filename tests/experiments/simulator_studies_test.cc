@@ -164,7 +164,7 @@ TEST_F(SimulatorStudies, ScalabilityMarksOnlyBirdersSingleNodePointsAsPublished)
     ++published;
   }
   EXPECT_EQ(published, 9 + 3);  // 9 rows, plus 1-bit Adam's warmup-stage rows at the 3 settings
-  EXPECT_NE(section.find("| resnet50-imagenet | sgdm | 8 | 32 | "), std::string::npos);
+  EXPECT_NE(section.find("| resnet50-imagenet | momentum-sgd | 8 | 32 | "), std::string::npos);
 }
 
 }  // namespace
