@@ -124,6 +124,7 @@ ResumePlan plan_resume(const std::string& run_dir, const std::vector<std::string
   if (overridden.count("run.steps") && !overridden.count("run.epochs")) values.erase("run.epochs");
   if (overridden.count("run.epochs") && !overridden.count("run.steps")) values.erase("run.steps");
   std::vector<std::string> all;
+  all.reserve(values.size() + overrides.size());
   for (const auto& [key, value] : values) all.push_back(key + "=" + value);
   all.insert(all.end(), overrides.begin(), overrides.end());
   try {

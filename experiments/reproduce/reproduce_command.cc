@@ -147,6 +147,7 @@ void run(const Options& o) {
   const std::string figure_problem = o.figures ? draw_figures(o, dir.path()) : "--no-figures given";
   dir.write_file("report.md", report(o, dir, outcomes, figure_problem, seconds_since(start)));
   std::vector<std::string> names;
+  names.reserve(studies.size());
   for (const Study* s : studies) names.push_back(s->name);
   dir.write_run_json({{"scale", o.full ? "full" : "quick"},
                       {"studies", names},
