@@ -6,7 +6,7 @@ A function's length counts from the first line of its signature to its closing
 brace; lambdas and local classes count toward the function that holds them.
 Bodies are found by brace matching after comments, strings and preprocessor
 lines are blanked out. Exits 1 when a function is over the limit, listing each
-as file:line name (length); exits 0 otherwise.
+as file:line name (length); 2 on bad arguments; 0 otherwise.
 """
 
 import argparse
@@ -141,10 +141,12 @@ def main():
     parser.add_argument("--max-lines", type=int, default=60)
     parser.add_argument("--all", action="store_true",
                         help="list every function with its length, longest first")
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent,
+                        help="git work tree to scan (default: this repository)")
     args = parser.parse_args()
     if args.max_lines < 1:
-        sys.exit(f"check_function_length: --max-lines {args.max_lines} must be >= 1")
-    root = Path(__file__).resolve().parent.parent
+        parser.error(f"--max-lines {args.max_lines}, expected an integer >= 1")
+    root = args.root.resolve()
     found = [(length, path.relative_to(root), line, name)
              for path in sources(root) for name, line, length in functions(path)]
     found.sort(key=lambda f: (-f[0], str(f[1]), f[2]))

@@ -165,6 +165,7 @@ void run_tcp_threads(int ranks, int ranks_per_node, const std::function<void(Com
   std::atomic<int> sequence = 0;
   std::vector<Failure> failures(static_cast<size_t>(ranks));
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
     threads.emplace_back([&, r] {
       Failure& failure = failures[static_cast<size_t>(r)];
