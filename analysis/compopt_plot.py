@@ -175,7 +175,6 @@ _OPTIMIZER_COLORS = {
     "birder": "#8c564b",
     "birder-hierarchical": "#e377c2",
     "momentum-sgd": "#7f7f7f",
-    "momentum-sgd": "#7f7f7f",
     "bertadam": "#17becf",
 }
 _FALLBACK_COLORS = ["#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39",
@@ -190,7 +189,6 @@ _OPTIMIZER_LABELS = {
     "birder": "Birder",
     "birder-hierarchical": "Birder (hierarchical)",
     "momentum-sgd": "momentum SGD",
-    "momentum-sgd": "SGD-M",
     "bertadam": "BertAdam",
 }
 

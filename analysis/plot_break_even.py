@@ -7,7 +7,8 @@ slower even at the lower end are noted at the axis.
 
 Usage: python3 analysis/plot_break_even.py RUN_DIR
 Reads RUN_DIR/break_even/break_even.csv (workload, gpus, baseline, optimizer,
-break_even_effective_gbit_s, search_lo_effective_gbit_s, search_hi_effective_gbit_s, speedup_at_lo, status).
+break_even_effective_gbit_s, search_lo_effective_gbit_s, search_hi_effective_gbit_s,
+speedup_at_lo, status).
 """
 import os
 import sys
@@ -19,7 +20,8 @@ STUDY = "break_even"
 REQUIRED = ["break_even.csv"]
 
 SCHEMA = {"workload": "s", "gpus": "i", "baseline": "s", "optimizer": "s",
-          "break_even_effective_gbit_s": "f?", "search_lo_effective_gbit_s": "f", "search_hi_effective_gbit_s": "f",
+          "break_even_effective_gbit_s": "f?", "search_lo_effective_gbit_s": "f",
+          "search_hi_effective_gbit_s": "f",
           "speedup_at_lo": "f?", "status": ("found", "above_range", "below_range")}
 
 
@@ -28,8 +30,8 @@ def plot(run_dir):
     table = cp.read_csv(cp.study_csv(run_dir, STUDY, "break_even.csv"), SCHEMA)
     for line, r in enumerate(table.rows, start=2):
         if r["status"] == "found" and r["break_even_effective_gbit_s"] is None:
-            raise cp.CsvError("%s: line %d, column 'break_even_effective_gbit_s': empty, but status is found"
-                              % (table.path, line))
+            raise cp.CsvError("%s: line %d, column 'break_even_effective_gbit_s': empty, but "
+                              "status is found" % (table.path, line))
     rows = table.rows
     gpu_counts = {r["gpus"] for r in rows}
     lo = min(r["search_lo_effective_gbit_s"] for r in rows)

@@ -29,8 +29,8 @@ _NETWORK_TITLES = {"ethernet": "Ethernet (4 V100/node, ~4 Gbit/s)",
 
 def config_label(r):
     accum = "x%d" % r["grad_accum"] if r["grad_accum"] != 1 else ""
-    return "%d node%s/%d GPUs\nbs %d%s" % (r["nodes"], "" if r["nodes"] == 1 else "s", r["gpus"],
-                                          r["batch_per_gpu"], accum)
+    nodes = "%d node%s" % (r["nodes"], "" if r["nodes"] == 1 else "s")
+    return "%s/%d GPUs\nbs %d%s" % (nodes, r["gpus"], r["batch_per_gpu"], accum)
 
 
 def _series(rows):

@@ -20,7 +20,8 @@ STUDY = "scalability"
 REQUIRED = ["scalability.csv"]
 
 SCHEMA = {"comparison": "s", "workload": "s", "cluster": "s", "optimizer": "s", "stage": "s",
-          "gpus": "i", "nodes": "i?", "gpus_per_node": "i?", "inter_node_gbit_s": "f?", "inter_node_efficiency": "f?",
+          "gpus": "i", "nodes": "i?", "gpus_per_node": "i?", "inter_node_gbit_s": "f?",
+          "inter_node_efficiency": "f?",
           "inter_node_effective_gbit_s": "f?",
           "batch_per_gpu": "i?", "throughput_samples_s": "f", "step_ms": "f?",
           "allreduce_ms": "f?", "published_throughput_samples_s": "f?"}

@@ -122,8 +122,8 @@ Result run_variant(const Options& o, const Variant& v) {
     for (int t = 0; t < o.steps; ++t) {
       const auto x = gradient_like(o, r, t);
       for (size_t i = 0; i < x.size(); ++i) {
-        exact_sum[i] += x[i] / o.ranks;
-        if (t == 0) exact_first[i] += x[i] / o.ranks;
+        exact_sum[i] += x[i] / static_cast<float>(o.ranks);
+        if (t == 0) exact_first[i] += x[i] / static_cast<float>(o.ranks);
       }
     }
   }

@@ -110,14 +110,14 @@ std::vector<Row> bench(Communicator& comm, const BenchOptions& o) {
       const auto elements = static_cast<size_t>(mb * 1e6 / 4);
       std::vector<float> x(elements);
       for (size_t i = 0; i < elements; ++i)
-        x[i] = std::sin(0.001f * static_cast<float>(i) + comm.rank());
+        x[i] = std::sin(0.001f * static_cast<float>(i) + static_cast<float>(comm.rank()));
       for (int w = 0; w < o.warmup; ++w) reduce(comm, x, static_cast<uint64_t>(w));
       comm.traffic().reset();
       double total = 0;
       for (int it = 0; it < o.iters; ++it) {
         comm.barrier();
         const double start = comm.now();
-        reduce(comm, x, static_cast<uint64_t>(o.warmup + it));
+        reduce(comm, x, static_cast<uint64_t>(o.warmup) + static_cast<uint64_t>(it));
         total += comm.now() - start;
       }
       const uint64_t wire = (comm.traffic().total().bytes - comm.traffic().of("barrier").bytes) /
@@ -153,7 +153,8 @@ void report(const BenchOptions& o, int ranks, const std::vector<Row>& rows) {
     for (const Row& r : rows) {
       const double algbw = static_cast<double>(r.bytes) / r.seconds / 1e9;
       fmt::print("{:<18} {:>10.2f} {:>12.3f} {:>12.3f} {:>12.3f} {:>14}\n", r.variant,
-                 r.bytes / 1e6, 1e3 * r.seconds, algbw, algbw * factor, r.wire_bytes);
+                 static_cast<double>(r.bytes) / 1e6, 1e3 * r.seconds, algbw, algbw * factor,
+                 r.wire_bytes);
       csv.add(
           {o.backend, ranks, r.variant, r.bytes, r.seconds, algbw, algbw * factor, r.wire_bytes});
     }

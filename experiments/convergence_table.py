@@ -85,9 +85,9 @@ def main():
             spec = str(spec_compressed_bytes(d, n, not name.startswith("birder")))
         freeze = sorted({r["freeze_step"] for r in runs if r["freeze_step"]})
         wall = statistics.mean(r["wall_time_s"] for r in runs)
-        print(f"| {variant} | {len(runs)} ({failed.get(variant, 0)}) | {statistics.mean(acc):.2f} ± {std} | "
-              f"{comp[0]:.0f} | " if comp else f"| {variant} | {len(runs)} ({failed.get(variant, 0)}) | "
-              f"{statistics.mean(acc):.2f} ± {std} | - | ", end="")
+        runs_acc = (f"| {variant} | {len(runs)} ({failed.get(variant, 0)}) | "
+                    f"{statistics.mean(acc):.2f} ± {std} | ")
+        print(runs_acc + (f"{comp[0]:.0f} | " if comp else "- | "), end="")
         print(f"{other[0]:.0f} | " if other else "- | ", end="")
         print(f"{baseline / comp[0]:.2f}x | " if comp else "- | ", end="")
         print(f"{spec} | ", end="")
@@ -95,6 +95,7 @@ def main():
         print(f"{','.join(map(str, freeze)) if freeze else '-'} | {wall:.0f} |")
     print(f"\nfp32 ring-allreduce baseline: 2(n-1)/n * 4d = {baseline:.0f} bytes per rank per step "
           f"(d = {d} parameters, n = {n} ranks). Bytes are from the first seed's metrics.csv.")
+
 
 if __name__ == "__main__":
     main()

@@ -82,6 +82,7 @@ std::vector<std::string> run_forked(const ForkedJobs& jobs) {
       running.push_back(start(jobs, next++));
     }
     std::vector<pollfd> fds;
+    fds.reserve(running.size());
     for (const Running& r : running) fds.push_back({r.fd, POLLIN, 0});
     if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR)
       throw std::runtime_error("run_forked: poll() failed");

@@ -181,6 +181,7 @@ void run(const LaunchOptions& o) {
   const uint16_t port = o.master_port != 0 ? o.master_port : free_port();
   const std::string token = random_token();
   std::vector<RankProcess> ranks;
+  ranks.reserve(static_cast<size_t>(o.ranks));
   for (int r = 0; r < o.ranks; ++r) ranks.push_back(start_rank(exe, o, r, port, token));
 
   using Clock = std::chrono::steady_clock;

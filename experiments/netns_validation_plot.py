@@ -29,7 +29,8 @@ def main(csv_path: str, png_path: str) -> None:
             if row["source"] == "local":
                 continue
             added_us = int(row.get("added_latency_us") or 0)
-            key = (int(row["ranks"]), int(row["link_mbit"]), added_us, row["variant"], row["source"])
+            key = (int(row["ranks"]), int(row["link_mbit"]), added_us, row["variant"],
+                   row["source"])
             series[key].append((int(row["bytes"]) / 1e6, float(row["seconds"])))
     panels = sorted({k[:3] for k in series})
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)

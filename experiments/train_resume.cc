@@ -104,6 +104,7 @@ std::vector<std::string> resumed_overrides(const Checkpoint& checkpoint,
   if (overridden.count("run.steps") && !overridden.count("run.epochs")) values.erase("run.epochs");
   if (overridden.count("run.epochs") && !overridden.count("run.steps")) values.erase("run.steps");
   std::vector<std::string> all;
+  all.reserve(values.size() + overrides.size());
   for (const auto& [key, value] : values) all.push_back(key + "=" + value);
   all.insert(all.end(), overrides.begin(), overrides.end());
   return all;

@@ -31,7 +31,7 @@ net::ClusterSpec star_cluster(const WorldOptions& options) {
   cluster.nodes = (options.ranks + cluster.gpus_per_node - 1) / cluster.gpus_per_node;
   for (const auto& [key, value] : options.extras) {
     const auto* setting = std::find_if(std::begin(kSettings), std::end(kSettings),
-                                       [&key](const Setting& s) { return key == s.name; });
+                                       [&name = key](const Setting& s) { return name == s.name; });
     if (setting == std::end(kSettings)) {
       throw InvalidArgument(
           fmt::format("backend 'sim': unknown setting '{}', expected link_gbps, latency_us or "

@@ -52,6 +52,79 @@ std::string describe_stuck(const SimShared& shared) {
   return out;
 }
 
+// The engine's command line. COMPOPT_SIMGRID_CONTEXTS=thread (set by
+// scripts/run_sanitized_tests.sh): ASan and TSan cannot follow SimGrid's default
+// hand-made stack switches between actors; thread contexts put every actor on a
+// real thread, which they can. The simulated results are the same. Pinned in
+// place: `args` points into the strings.
+class EngineArgs {
+ public:
+  EngineArgs() {
+    args_.push_back(program_.data());
+    if (const char* factory = std::getenv("COMPOPT_SIMGRID_CONTEXTS"); factory && *factory) {
+      contexts_ += factory;
+      args_.push_back(contexts_.data());
+    }
+    argc_ = static_cast<int>(args_.size());
+    args_.push_back(nullptr);
+  }
+  EngineArgs(const EngineArgs&) = delete;
+  EngineArgs& operator=(const EngineArgs&) = delete;
+  int* argc() { return &argc_; }
+  char** argv() { return args_.data(); }
+
+ private:
+  std::string program_ = "compopt-sim", contexts_ = "--cfg=contexts/factory:";
+  std::vector<char*> args_;
+  int argc_ = 0;
+};
+
+void init_shared(SimShared& shared, int ranks, int per_node) {
+  const auto n = static_cast<size_t>(ranks);
+  shared.node_of_rank.resize(n);
+  shared.finished.assign(n, 0);
+  shared.waiting_on.assign(n, -1);
+  shared.in_flight.assign(n * n, 0);
+  for (int r = 0; r < ranks; ++r) {
+    shared.node_of_rank[static_cast<size_t>(r)] = r / per_node;
+    shared.mailbox.push_back(sg4::Mailbox::by_name(fmt::format("rank{}", r)));
+  }
+  shared.start_clock = sg4::Engine::get_clock();
+  shared.sync = sg4::Barrier::create(static_cast<unsigned>(ranks));
+}
+
+// What the rank actors report back: each one's end time, and the first failure.
+struct RankOutcomes {
+  std::vector<double> end_time;
+  std::exception_ptr failure;
+};
+
+// One actor per rank running `fn`; the first rank that throws stops all others.
+void create_rank_actors(SimShared& shared, const net::PlatformHosts& hosts, int per_node,
+                        const SimRunOptions& options, const std::function<void(Communicator&)>& fn,
+                        RankOutcomes& out) {
+  for (int r = 0; r < shared.size(); ++r) {
+    sg4::Host* host =
+        hosts.by_node[static_cast<size_t>(r / per_node)][static_cast<size_t>(r % per_node)];
+    sg4::Actor::create(fmt::format("rank{}", r), host, [&, r] {
+      try {
+        SimTransport transport(shared, r, options.wire);
+        Communicator comm(transport);
+        fn(comm);
+        out.end_time[static_cast<size_t>(r)] = transport.now();
+        transport.mark_returned();
+      } catch (const simgrid::ForcefulKillException&) {
+        throw;  // stopped because another rank failed: SimGrid unwinds this actor
+      } catch (...) {
+        if (!out.failure) {
+          out.failure = std::current_exception();
+          sg4::Actor::kill_all();
+        }
+      }
+    });
+  }
+}
+
 }  // namespace
 
 SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Communicator&)>& fn) {
@@ -66,64 +139,23 @@ SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Comm
     throw InvalidArgument(
         "sim: another simulation is running in this process (run_sim cannot nest)");
   }
-  // COMPOPT_SIMGRID_CONTEXTS=thread (set by scripts/run_sanitized_tests.sh): ASan and TSan cannot
-  // follow SimGrid's default hand-made stack switches between actors; thread contexts put every
-  // actor on a real thread, which they can. The simulated results are the same.
-  std::string program = "compopt-sim", contexts = "--cfg=contexts/factory:";
-  std::vector<char*> args{program.data()};
-  if (const char* factory = std::getenv("COMPOPT_SIMGRID_CONTEXTS"); factory && *factory) {
-    contexts += factory;
-    args.push_back(contexts.data());
-  }
-  int argc = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  sg4::Engine engine(&argc, args.data());
+  EngineArgs args;
+  sg4::Engine engine(args.argc(), args.argv());
   const net::PlatformHosts hosts = net::build_platform(cluster);
-
-  const auto n = static_cast<size_t>(ranks);
   SimShared shared;
-  shared.node_of_rank.resize(n);
-  shared.finished.assign(n, 0);
-  shared.waiting_on.assign(n, -1);
-  shared.in_flight.assign(n * n, 0);
-  for (int r = 0; r < ranks; ++r) {
-    shared.node_of_rank[static_cast<size_t>(r)] = r / per_node;
-    shared.mailbox.push_back(sg4::Mailbox::by_name(fmt::format("rank{}", r)));
-  }
-  shared.start_clock = sg4::Engine::get_clock();
-  shared.sync = sg4::Barrier::create(static_cast<unsigned>(ranks));
-
-  std::exception_ptr failure;
-  std::vector<double> end_time(n, 0.0);
-  for (int r = 0; r < ranks; ++r) {
-    sg4::Host* host =
-        hosts.by_node[static_cast<size_t>(r / per_node)][static_cast<size_t>(r % per_node)];
-    sg4::Actor::create(fmt::format("rank{}", r), host, [&, r] {
-      try {
-        SimTransport transport(shared, r, options.wire);
-        Communicator comm(transport);
-        fn(comm);
-        end_time[static_cast<size_t>(r)] = transport.now();
-        transport.mark_returned();
-      } catch (const simgrid::ForcefulKillException&) {
-        throw;  // stopped because another rank failed: SimGrid unwinds this actor
-      } catch (...) {
-        if (!failure) {
-          failure = std::current_exception();
-          sg4::Actor::kill_all();
-        }
-      }
-    });
-  }
+  init_shared(shared, ranks, per_node);
+  RankOutcomes outcomes;
+  outcomes.end_time.assign(static_cast<size_t>(ranks), 0.0);
+  create_rank_actors(shared, hosts, per_node, options, fn, outcomes);
   engine.run();
   for (SimMessage* message : shared.untaken) delete message;  // a failure stopped their receivers
   shared.untaken.clear();
-  if (failure) std::rethrow_exception(failure);
+  if (outcomes.failure) std::rethrow_exception(outcomes.failure);
   if (std::any_of(shared.finished.begin(), shared.finished.end(), [](char f) { return !f; })) {
     throw CommError("sim: ranks wait for messages that are never sent (deadlock): " +
                     describe_stuck(shared));
   }
-  return {.makespan_s = *std::max_element(end_time.begin(), end_time.end())};
+  return {.makespan_s = *std::max_element(outcomes.end_time.begin(), outcomes.end_time.end())};
 }
 
 double run_sim(const net::ClusterSpec& cluster, int ranks, int ranks_per_node,

@@ -53,6 +53,44 @@ struct CommMeasure {
   double seconds = 0, bytes_per_gpu = 0, inter_node_bytes = 0;
 };
 
+// One full collective of the stage on a `proxy`-element vector, called by every
+// rank inside run_sim; timed from a barrier, traffic counted after the wire map.
+RoundTiming time_full_collective(Communicator& comm, const Stage& stage, const WireMap& wire,
+                                 size_t proxy, WirePrecision precision) {
+  SimTransport& transport = SimTransport::of(comm);
+  std::vector<float> x(proxy);
+  for (size_t i = 0; i < proxy; ++i)
+    x[i] = std::sin(0.01f * static_cast<float>(i + static_cast<size_t>(comm.rank())));
+  std::unique_ptr<Compressor> codec;
+  CompressedAllreduceState state;
+  std::unique_ptr<HierarchicalGroups> groups;
+  if (stage.scheme != CommScheme::kRing) codec = make_compressor(stage.compressor);
+  if (stage.scheme == CommScheme::kCompressedFlat)
+    state = CompressedAllreduceState(proxy, comm.size());
+  if (stage.scheme == CommScheme::kCompressedHierarchical) {
+    groups = std::make_unique<HierarchicalGroups>(HierarchicalGroups::split(comm));
+    state = hierarchical_state(proxy, *groups);
+  }
+  comm.barrier();
+  transport.set_wire_map(wire);
+  transport.reset_wire_counters();
+  const double start = comm.now();
+  switch (stage.scheme) {
+    case CommScheme::kRing:
+      comm.allreduce(x, ReduceOp::kMean, precision);
+      break;
+    case CommScheme::kCompressedFlat:
+      compressed_allreduce_mean(comm, x, *codec, state, RandomKey{.seed = 1});
+      break;
+    case CommScheme::kCompressedHierarchical:
+      hierarchical_compressed_allreduce_mean(*groups, x, *codec, state, RandomKey{.seed = 1});
+      break;
+  }
+  return {.seconds = comm.now() - start,
+          .bytes_sent = transport.wire_bytes_sent(),
+          .inter_node_bytes = transport.wire_inter_node_bytes_sent()};
+}
+
 // One collective of `modeled` elements on every GPU of the cluster, simulated
 // on a proxy; returns its simulated duration (slowest rank) and modeled traffic.
 // Timed by symmetry (simulate_rounds) where timed_by_rounds allows it and the
@@ -84,36 +122,10 @@ CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, do
       inter[r] = timing.inter_node_bytes;
       return;
     }
-    std::vector<float> x(proxy);
-    for (size_t i = 0; i < proxy; ++i)
-      x[i] = std::sin(0.01f * static_cast<float>(i + static_cast<size_t>(comm.rank())));
-    std::unique_ptr<Compressor> codec;
-    CompressedAllreduceState state;
-    std::unique_ptr<HierarchicalGroups> groups;
-    if (stage.scheme != CommScheme::kRing) codec = make_compressor(stage.compressor);
-    if (stage.scheme == CommScheme::kCompressedFlat) state = CompressedAllreduceState(proxy, n);
-    if (stage.scheme == CommScheme::kCompressedHierarchical) {
-      groups = std::make_unique<HierarchicalGroups>(HierarchicalGroups::split(comm));
-      state = hierarchical_state(proxy, *groups);
-    }
-    comm.barrier();
-    transport.set_wire_map(wire);
-    transport.reset_wire_counters();
-    const double start = comm.now();
-    switch (stage.scheme) {
-      case CommScheme::kRing:
-        comm.allreduce(x, ReduceOp::kMean, precision);
-        break;
-      case CommScheme::kCompressedFlat:
-        compressed_allreduce_mean(comm, x, *codec, state, RandomKey{.seed = 1});
-        break;
-      case CommScheme::kCompressedHierarchical:
-        hierarchical_compressed_allreduce_mean(*groups, x, *codec, state, RandomKey{.seed = 1});
-        break;
-    }
-    seconds[r] = comm.now() - start;
-    bytes[r] = transport.wire_bytes_sent();
-    inter[r] = transport.wire_inter_node_bytes_sent();
+    const RoundTiming timing = time_full_collective(comm, stage, wire, proxy, precision);
+    seconds[r] = timing.seconds;
+    bytes[r] = timing.bytes_sent;
+    inter[r] = timing.inter_node_bytes;
   });
   CommMeasure out;
   out.seconds = *std::max_element(seconds.begin(), seconds.end());

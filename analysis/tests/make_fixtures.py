@@ -177,8 +177,10 @@ def scalability(out, rnd):
                         ar /= reduction
                     step = compute + ar * rnd.uniform(0.97, 1.03)
                     thr = gpus * batch / (step / 1000)
+                    published = gpus == 8 and nodes == 1 and stage in (
+                        "full_precision", "compression")
                     pub = PUBLISHED_THROUGHPUT.get((workload, optimizer, batch)) if (
-                        gpus == 8 and nodes == 1 and stage in ("full_precision", "compression")) else None
+                        published) else None
                     efficiency = EFFICIENCY[cluster]
                     rows.append((comparison, workload, cluster, optimizer, stage, gpus, nodes,
                                  min(gpus, per_node), gbps, efficiency, gbps * efficiency, batch,
@@ -235,7 +237,8 @@ def lamb(out, rnd):
     rows = []
     for optimizer in ("lamb", "onebit-lamb"):
         for step in range(0, 201, 20):
-            stage = "full_precision" if optimizer == "lamb" else ("warmup" if step < 60 else "compression")
+            stage = "full_precision" if optimizer == "lamb" else (
+                "warmup" if step < 60 else "compression")
             for layer, name, base in layers:
                 c = base * (1 + 0.8 * math.exp(-step / 40)) + rnd.uniform(-0.01, 0.01)
                 ratio = None

@@ -167,8 +167,8 @@ COMPOPT_AVX2 double server_chunk(const SignServerSource& source, size_t first, f
     __m256 z[4];
     server_average4(source, (first + j) / 8, z);
     for (int g = 0; g < 4; ++g) {
-      const __m256 y = _mm256_add_ps(z[g], _mm256_loadu_ps(e + j + 8 * g));
-      _mm256_storeu_ps(e + j + 8 * g, y);
+      const __m256 y = _mm256_add_ps(z[g], _mm256_loadu_ps(e + j + 8 * static_cast<size_t>(g)));
+      _mm256_storeu_ps(e + j + 8 * static_cast<size_t>(g), y);
       add_squares(acc, y);
       out[j / 8 + g] = sign_bits(y);
     }

@@ -58,8 +58,9 @@ float TopkCompressor::encode(std::span<const float> x, std::span<std::byte> payl
     const float ra = rank_of(x[a]), rb = rank_of(x[b]);
     return ra > rb || (ra == rb && a < b);
   };
-  if (k < n) std::nth_element(index.begin(), index.begin() + k, index.end(), before);
-  std::sort(index.begin(), index.begin() + k);
+  const auto kept_end = index.begin() + static_cast<std::ptrdiff_t>(k);
+  if (k < n) std::nth_element(index.begin(), kept_end, index.end(), before);
+  std::sort(index.begin(), kept_end);
   const auto count = static_cast<uint32_t>(k);
   std::memcpy(payload.data(), &count, 4);
   for (size_t j = 0; j < k; ++j) {

@@ -77,7 +77,7 @@ void read_clip(KeyReader& r, double& lo, double& hi, const std::string& lo_key,
 
 // A compressor for the compressed allreduce: it must cut into chunks (compressor.h).
 std::string read_compressor(KeyReader& r) {
-  const std::string spec = r.text("compressor");
+  std::string spec = r.text("compressor");
   try {
     if (!make_compressor(spec)->chunkable()) {
       throw InvalidArgument(spec +
@@ -108,22 +108,24 @@ OptimizerEntry entry(std::string name, std::vector<std::string> aliases, std::st
 
 void add_sgd_basics(Registry<OptimizerEntry>& reg) {
   reg.add(entry("sgd", {}, "plain SGD on the ring-averaged gradient", "baseline", kSgdLr, {},
-                {kFull}, [](const std::string&, KeyReader&, CommonOptions c, const ParamLayout& l) {
+                {kFull},
+                [](const std::string&, KeyReader&, const CommonOptions& c, const ParamLayout& l) {
                   return std::make_unique<Sgd>(l, c);
                 }));
   reg.add(entry("momentum-sgd", {"sgdm"}, "momentum SGD on the ring-averaged gradient", "baseline",
                 kSgdLr, momentum_keys("0.9"), {kFull},
-                [](const std::string&, KeyReader& r, CommonOptions c, const ParamLayout& l) {
+                [](const std::string&, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
                   return std::make_unique<MomentumSgd>(l, c, read_momentum(r));
                 }));
 }
 
 void add_sgd_variants(Registry<OptimizerEntry>& reg) {
   const auto compressed = [](CompressedVector what) {
-    return [what](const std::string& n, KeyReader& r, CommonOptions c, const ParamLayout& l) {
-      const MomentumOptions m = read_momentum(r);
-      return std::make_unique<CompressedMomentumSgd>(n, what, l, c, m, read_compressor(r));
-    };
+    return
+        [what](const std::string& n, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
+          const MomentumOptions m = read_momentum(r);
+          return std::make_unique<CompressedMomentumSgd>(n, what, l, c, m, read_compressor(r));
+        };
   };
   const OptionKey compressor = compressor_key("sign", "compressor of the allreduce");
   reg.add(entry("ef-momentum-sgd", {}, "local momentum, compressed allreduce of the momentum",
@@ -133,12 +135,13 @@ void add_sgd_variants(Registry<OptimizerEntry>& reg) {
                 "Tang et al. 2019", kSgdLr, momentum_keys("0") + std::vector{compressor},
                 {kSignFlat}, compressed(CompressedVector::kGradient)));
   const auto local = [](bool momentum) {
-    return [momentum](const std::string&, KeyReader& r, CommonOptions c, const ParamLayout& l) {
-      const int64_t tau = r.integer("tau");
-      std::optional<MomentumOptions> m;
-      if (momentum) m = read_momentum(r);
-      return std::make_unique<LocalSgd>(l, c, tau, m);
-    };
+    return
+        [momentum](const std::string&, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
+          const int64_t tau = r.integer("tau");
+          std::optional<MomentumOptions> m;
+          if (momentum) m = read_momentum(r);
+          return std::make_unique<LocalSgd>(l, c, tau, m);
+        };
   };
   const OptionKey tau = integer_key("tau", "4", 1, "steps between parameter averages");
   const StageSpec sync{"local", CommPattern::kRing, ""};
@@ -151,7 +154,7 @@ void add_sgd_variants(Registry<OptimizerEntry>& reg) {
 
 void add_adam_family(Registry<OptimizerEntry>& reg) {
   const auto adam = [](bool bias_correction) {
-    return [=](const std::string& n, KeyReader& r, CommonOptions c, const ParamLayout& l) {
+    return [=](const std::string& n, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
       return std::make_unique<Adam>(n, l, c, read_adam(r, bias_correction));
     };
   };
@@ -161,7 +164,7 @@ void add_adam_family(Registry<OptimizerEntry>& reg) {
                 "Devlin et al. 2019", kAdaptiveLr, adam_keys(false), {kFull}, adam(false)));
   reg.add(entry("lamb", {}, "LAMB on the ring-averaged gradient", "You et al. 2020", kAdaptiveLr,
                 adam_keys(true) + clip_keys("c_min", "0.01", "c_max", "10", "c_t"), {kFull},
-                [](const std::string&, KeyReader& r, CommonOptions c, const ParamLayout& l) {
+                [](const std::string&, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
                   LambOptions o;
                   o.adam = read_adam(r, true);
                   read_clip(r, o.c_min, o.c_max, "c_min", "c_max");
@@ -169,8 +172,8 @@ void add_adam_family(Registry<OptimizerEntry>& reg) {
                 }));
 }
 
-std::unique_ptr<Optimizer> build_onebit_adam(const std::string& name, KeyReader& r, CommonOptions c,
-                                             const ParamLayout& l) {
+std::unique_ptr<Optimizer> build_onebit_adam(const std::string& name, KeyReader& r,
+                                             const CommonOptions& c, const ParamLayout& l) {
   OnebitAdamOptions o;
   const AdamOptions a = read_adam(r, false);
   o.beta1 = a.beta1;
@@ -191,13 +194,13 @@ std::unique_ptr<Optimizer> build_onebit_adam(const std::string& name, KeyReader&
 }
 
 std::unique_ptr<Optimizer> build_naive_onebit_adam(const std::string& name, KeyReader& r,
-                                                   CommonOptions c, const ParamLayout& l) {
+                                                   const CommonOptions& c, const ParamLayout& l) {
   const AdamOptions a = read_adam(r, true);
   return std::make_unique<Adam>(name, l, c, a, read_compressor(r));
 }
 
-std::unique_ptr<Optimizer> build_onebit_lamb(const std::string&, KeyReader& r, CommonOptions c,
-                                             const ParamLayout& l) {
+std::unique_ptr<Optimizer> build_onebit_lamb(const std::string&, KeyReader& r,
+                                             const CommonOptions& c, const ParamLayout& l) {
   OnebitLambOptions o;
   const AdamOptions a = read_adam(r, false);
   o.beta1 = a.beta1;
@@ -211,8 +214,8 @@ std::unique_ptr<Optimizer> build_onebit_lamb(const std::string&, KeyReader& r, C
   return std::make_unique<OnebitLamb>(l, c, o);
 }
 
-std::unique_ptr<Optimizer> build_birder(const std::string& name, KeyReader& r, CommonOptions c,
-                                        const ParamLayout& l) {
+std::unique_ptr<Optimizer> build_birder(const std::string& name, KeyReader& r,
+                                        const CommonOptions& c, const ParamLayout& l) {
   BirderOptions o;
   o.beta = static_cast<float>(r.number("beta"));
   o.amsgrad_max = r.flag("amsgrad_max");

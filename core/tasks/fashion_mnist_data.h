@@ -16,7 +16,7 @@
 namespace compopt {
 
 inline constexpr const char* kFashionMnistDefaultDir = "/usr/share/datasets/fashion-mnist";
-inline constexpr size_t kFashionMnistPixels = 28 * 28;
+inline constexpr size_t kFashionMnistPixels = size_t{28} * 28;
 inline constexpr int kFashionMnistClasses = 10;
 
 struct ImageSet {

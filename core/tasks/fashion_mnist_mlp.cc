@@ -79,7 +79,7 @@ std::vector<size_t> make_widths(const std::vector<size_t>& hidden) {
 
 }  // namespace
 
-FashionMnistMlp::FashionMnistMlp(FashionMnistOptions options)
+FashionMnistMlp::FashionMnistMlp(const FashionMnistOptions& options)
     : FashionMnistMlp(std::make_shared<FashionMnistData>(load_fashion_mnist(options.data_dir)),
                       options) {}
 

@@ -22,7 +22,7 @@ struct FashionMnistOptions {
 
 class FashionMnistMlp final : public Task {
  public:
-  explicit FashionMnistMlp(FashionMnistOptions options);
+  explicit FashionMnistMlp(const FashionMnistOptions& options);
   // Uses already loaded data (tests).
   FashionMnistMlp(std::shared_ptr<const FashionMnistData> data, FashionMnistOptions options);
 

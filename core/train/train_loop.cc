@@ -103,6 +103,128 @@ void check_resume_state(const RankCheckpoint& state, const Task& task, Optimizer
   }
 }
 
+namespace {
+
+// Where a rank's loop starts: fresh parameters at step 1, or a checkpoint's state.
+struct StartPoint {
+  std::vector<float> params;
+  std::array<uint64_t, 2> sent_before = {0, 0};  // optimizer bytes of the steps before `first`
+  int64_t first = 1;
+  double clock_before = 0;
+};
+
+StartPoint start_point(Communicator& comm, const Task& task, Optimizer& optimizer,
+                       const TrainOptions& options, const RankCheckpoint* resume,
+                       ShardSampler& sampler) {
+  StartPoint start;
+  if (!resume) {
+    start.params = task.init_params(options.seed);
+    return start;
+  }
+  check_resume_state(*resume, task, optimizer, options, comm.size(), comm.rank());
+  start.params = resume->params;
+  sampler.seek(resume->sampler);
+  start.sent_before = {resume->bytes_sent, resume->bytes_sent_inter_node};
+  start.first = resume->step + 1;
+  start.clock_before = resume->clock_s;
+  // Simulated clocks resume where they stood (no-op on wall-clock backends).
+  comm.advance(start.clock_before);
+  return start;
+}
+
+// One forward/backward pass, its compute charged to the clock (simulated time on
+// sim, no-op on backends whose clock is the wall clock); throws on a non-finite
+// loss or gradient.
+double loss_and_grad(Communicator& comm, TaskWorker& worker, const ParamLayout& layout,
+                     const TrainOptions& options, std::span<const float> params,
+                     std::span<const size_t> batch, std::vector<float>& grads, int64_t step) {
+  const auto compute_start = std::chrono::steady_clock::now();
+  const double loss = worker.loss_and_grad(params, batch, grads);
+  comm.advance(options.compute_seconds
+                   ? *options.compute_seconds
+                   : std::chrono::duration<double>(std::chrono::steady_clock::now() - compute_start)
+                         .count());
+  const std::ptrdiff_t bad = first_non_finite(grads);
+  if (bad >= 0 || !std::isfinite(loss)) {
+    throw NonFiniteGradient(
+        bad >= 0 ? fmt::format("non-finite gradient at step {} on rank {}: element {} ({}) = {}, "
+                               "train loss = {}",
+                               step, comm.rank(), bad, tensor_of(layout, static_cast<size_t>(bad)),
+                               grads[static_cast<size_t>(bad)], loss)
+                 : fmt::format("non-finite loss at step {} on rank {}: train loss = {}", step,
+                               comm.rank(), loss));
+  }
+  return loss;
+}
+
+// The rank-mean train loss and, when `evaluate`, the test loss and accuracy over
+// every rank's share [test_begin, test_end) of the test set.
+void reduce_losses(Communicator& comm, TaskWorker& worker, const Task& task,
+                   std::span<const float> params, double loss, bool evaluate,
+                   std::array<size_t, 2> test_range, StepRecord& record) {
+  std::array<float, 3> sums = {static_cast<float>(loss), 0.0f, 0.0f};
+  TrafficCounters::Scope scope(comm.traffic(), kMetricsTrafficLabel);
+  comm.allreduce(std::span<float>(sums.data(), 1), ReduceOp::kMean);
+  record.train_loss = sums[0];
+  if (!evaluate) return;
+  const EvalSums e = worker.evaluate(params, test_range[0], test_range[1]);
+  sums = {static_cast<float>(e.loss_sum), static_cast<float>(e.correct),
+          static_cast<float>(e.count)};
+  comm.allreduce(sums, ReduceOp::kSum);
+  if (sums[2] > 0) {
+    record.test_loss = sums[0] / sums[2];
+    if (task.has_accuracy()) record.test_accuracy = sums[1] / sums[2];
+  }
+}
+
+// Every rank's optimizer traffic so far ({bytes, inter-node bytes} per rank).
+std::vector<uint64_t> gather_sent(Communicator& comm, const std::array<uint64_t, 2>& mine) {
+  std::vector<uint64_t> all_sent(2 * static_cast<size_t>(comm.size()));
+  TrafficCounters::Scope scope(comm.traffic(), kMetricsTrafficLabel);
+  comm.allgather(std::as_bytes(std::span<const uint64_t>(mine)),
+                 std::as_writable_bytes(std::span<uint64_t>(all_sent)));
+  return all_sent;
+}
+
+// Fills the record's step, progress, optimizer metrics and rank-mean traffic.
+void complete_record(StepRecord& record, int64_t step, int ranks, const TrainOptions& options,
+                     int64_t steps_per_epoch, const OptimizerMetrics& m,
+                     std::span<const uint64_t> all_sent, double elapsed) {
+  uint64_t bytes_sum = 0, inter_sum = 0;
+  for (size_t r = 0; r < all_sent.size(); r += 2) {
+    bytes_sum += all_sent[r];
+    inter_sum += all_sent[r + 1];
+  }
+  record.step = step;
+  record.samples = step * ranks * static_cast<int64_t>(options.batch_per_rank);
+  record.epoch = static_cast<double>(step) / static_cast<double>(steps_per_epoch);
+  record.lr = m.lr;
+  record.var_norm_l2 = m.variance_norm;
+  record.var_ratio_l1 = m.variance_ratio;
+  record.var_norm_l1 = m.variance_l1;
+  record.layer_coefficients = m.layer_coefficients;
+  record.layer_ratios = m.layer_ratios;
+  record.bytes_sent = static_cast<double>(bytes_sum) / ranks;
+  record.bytes_sent_inter_node = static_cast<double>(inter_sum) / ranks;
+  record.time_s = elapsed;
+}
+
+RankCheckpoint checkpoint_of(int64_t step, const std::vector<float>& params,
+                             const Optimizer& optimizer, const ShardSampler& sampler,
+                             const std::array<uint64_t, 2>& mine, double elapsed) {
+  RankCheckpoint state;
+  state.step = step;
+  state.params = params;
+  state.optimizer = optimizer.save_state();
+  state.sampler = sampler.position();
+  state.bytes_sent = mine[0];
+  state.bytes_sent_inter_node = mine[1];
+  state.clock_s = elapsed;
+  return state;
+}
+
+}  // namespace
+
 std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& optimizer,
                               const TrainOptions& options, const TrainHooks& hooks,
                               const RankCheckpoint* resume) {
@@ -119,117 +241,42 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
   const auto steps_per_epoch = static_cast<int64_t>(sampler.steps_per_epoch());
   const int64_t eval_every = options.eval_every > 0 ? options.eval_every : steps_per_epoch;
   auto worker = task.make_worker(rank);
-  std::vector<float> params;
-  std::array<uint64_t, 2> sent_before = {0, 0};  // optimizer bytes of the steps before `first`
-  int64_t first = 1;
-  double clock_before = 0;
-  if (resume) {
-    check_resume_state(*resume, task, optimizer, options, ranks, rank);
-    params = resume->params;
-    sampler.seek(resume->sampler);
-    sent_before = {resume->bytes_sent, resume->bytes_sent_inter_node};
-    first = resume->step + 1;
-    clock_before = resume->clock_s;
-    // Simulated clocks resume where they stood (no-op on wall-clock backends).
-    comm.advance(clock_before);
-  } else {
-    params = task.init_params(options.seed);
-  }
+  StartPoint begin = start_point(comm, task, optimizer, options, resume, sampler);
+  std::vector<float>& params = begin.params;
   std::vector<float> grads(layout.total());
   const size_t test_size = task.test_size();
-  const size_t test_begin = test_size * static_cast<size_t>(rank) / static_cast<size_t>(ranks);
-  const size_t test_end = test_size * static_cast<size_t>(rank + 1) / static_cast<size_t>(ranks);
+  const std::array<size_t, 2> test_range = {
+      test_size * static_cast<size_t>(rank) / static_cast<size_t>(ranks),
+      test_size * static_cast<size_t>(rank + 1) / static_cast<size_t>(ranks)};
 
-  std::vector<uint64_t> all_sent(2 * static_cast<size_t>(ranks));
   OptimizerTraffic traffic(comm.traffic());
-  const double start = comm.now() - clock_before;
-  for (int64_t step = first; step <= options.steps; ++step) {
+  const double start = comm.now() - begin.clock_before;
+  for (int64_t step = begin.first; step <= options.steps; ++step) {
     const auto batch = sampler.next();
-    const auto compute_start = std::chrono::steady_clock::now();
-    const double loss = worker->loss_and_grad(params, batch, grads);
-    // Charge the compute to the clock: simulated time on sim, no-op on
-    // backends whose clock is the wall clock.
-    comm.advance(options.compute_seconds ? *options.compute_seconds
-                                         : std::chrono::duration<double>(
-                                               std::chrono::steady_clock::now() - compute_start)
-                                               .count());
-    const std::ptrdiff_t bad = first_non_finite(grads);
-    if (bad >= 0 || !std::isfinite(loss)) {
-      throw NonFiniteGradient(
-          bad >= 0 ? fmt::format("non-finite gradient at step {} on rank {}: element {} ({}) = {}, "
-                                 "train loss = {}",
-                                 step, rank, bad, tensor_of(layout, static_cast<size_t>(bad)),
-                                 grads[static_cast<size_t>(bad)], loss)
-                   : fmt::format("non-finite loss at step {} on rank {}: train loss = {}", step,
-                                 rank, loss));
-    }
+    const double loss = loss_and_grad(comm, *worker, layout, options, params, batch, grads, step);
     StepRecord record;
     record.stage = stage_name(optimizer.stage());
     optimizer.step(params, grads, comm);
     const OptimizerMetrics m = optimizer.metrics();
-
-    std::array<float, 3> sums = {static_cast<float>(loss), 0.0f, 0.0f};
-    {
-      TrafficCounters::Scope scope(comm.traffic(), kMetricsTrafficLabel);
-      comm.allreduce(std::span<float>(sums.data(), 1), ReduceOp::kMean);
-      record.train_loss = sums[0];
-      if (step % eval_every == 0 || step == options.steps) {
-        const EvalSums e = worker->evaluate(params, test_begin, test_end);
-        sums = {static_cast<float>(e.loss_sum), static_cast<float>(e.correct),
-                static_cast<float>(e.count)};
-        comm.allreduce(sums, ReduceOp::kSum);
-        if (sums[2] > 0) {
-          record.test_loss = sums[0] / sums[2];
-          if (task.has_accuracy()) record.test_accuracy = sums[1] / sums[2];
-        }
-      }
-    }
-    // Every rank's optimizer traffic so far, for the rank means.
+    const bool evaluate = step % eval_every == 0 || step == options.steps;
+    reduce_losses(comm, *worker, task, params, loss, evaluate, test_range, record);
     const TrafficTally sent = traffic.since_start();
-    const std::array<uint64_t, 2> mine = {sent_before[0] + sent.bytes,
-                                          sent_before[1] + sent.inter_node_bytes};
-    {
-      TrafficCounters::Scope scope(comm.traffic(), kMetricsTrafficLabel);
-      comm.allgather(std::as_bytes(std::span<const uint64_t>(mine)),
-                     std::as_writable_bytes(std::span<uint64_t>(all_sent)));
-    }
+    const std::array<uint64_t, 2> mine = {begin.sent_before[0] + sent.bytes,
+                                          begin.sent_before[1] + sent.inter_node_bytes};
+    const std::vector<uint64_t> all_sent = gather_sent(comm, mine);
     const double elapsed = comm.now() - start;
     if (hooks.after_step) hooks.after_step(rank, step, params);
     if (rank == 0 && hooks.on_record) {
-      uint64_t bytes_sum = 0, inter_sum = 0;
-      for (size_t r = 0; r < all_sent.size(); r += 2) {
-        bytes_sum += all_sent[r];
-        inter_sum += all_sent[r + 1];
-      }
-      record.step = step;
-      record.samples = step * ranks * static_cast<int64_t>(options.batch_per_rank);
-      record.epoch = static_cast<double>(step) / static_cast<double>(steps_per_epoch);
-      record.lr = m.lr;
-      record.var_norm_l2 = m.variance_norm;
-      record.var_ratio_l1 = m.variance_ratio;
-      record.var_norm_l1 = m.variance_l1;
-      record.layer_coefficients = m.layer_coefficients;
-      record.layer_ratios = m.layer_ratios;
-      record.bytes_sent = static_cast<double>(bytes_sum) / ranks;
-      record.bytes_sent_inter_node = static_cast<double>(inter_sum) / ranks;
-      record.time_s = elapsed;
+      complete_record(record, step, ranks, options, steps_per_epoch, m, all_sent, elapsed);
       hooks.on_record(record);
     }
     const bool checkpoint = options.checkpoint_every > 0 &&
                             (step % options.checkpoint_every == 0 || step == options.steps);
     if (checkpoint && hooks.on_checkpoint) {
-      RankCheckpoint state;
-      state.step = step;
-      state.params = params;
-      state.optimizer = optimizer.save_state();
-      state.sampler = sampler.position();
-      state.bytes_sent = mine[0];
-      state.bytes_sent_inter_node = mine[1];
-      state.clock_s = elapsed;
-      hooks.on_checkpoint(rank, std::move(state));
+      hooks.on_checkpoint(rank, checkpoint_of(step, params, optimizer, sampler, mine, elapsed));
     }
   }
-  return params;
+  return std::move(params);
 }
 
 }  // namespace compopt

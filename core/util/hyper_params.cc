@@ -28,7 +28,7 @@ std::string HyperParams::text(const std::string& key, const std::string& fallbac
 
 std::string HyperParams::choice(const std::string& key, const std::string& fallback,
                                 const std::vector<std::string>& choices) {
-  const std::string value = text(key, fallback);
+  std::string value = text(key, fallback);
   std::string all;
   for (const auto& c : choices) {
     if (c == value) return value;

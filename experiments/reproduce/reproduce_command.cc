@@ -150,6 +150,7 @@ void run(const Options& o) {
         o.figures ? draw_figures(o, dir.work_path()) : "--no-figures given";
     dir.write_file("report.md", report(o, dir, outcomes, figure_problem, seconds_since(start)));
     std::vector<std::string> names;
+    names.reserve(studies.size());
     for (const Study* s : studies) names.push_back(s->name);
     dir.write_run_json({{"scale", o.full ? "full" : "quick"},
                         {"studies", names},

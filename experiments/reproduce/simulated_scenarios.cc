@@ -54,6 +54,7 @@ std::vector<StageTimings> simulate_scenarios(const std::vector<sim::Scenario>& s
                                 scenarios[i].inter_node_gbps);
            }});
   std::vector<StageTimings> out;
+  out.reserve(texts.size());
   for (const std::string& t : texts) out.push_back(decode_stages(t));
   return out;
 }

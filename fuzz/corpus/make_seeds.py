@@ -33,8 +33,10 @@ def payload_bytes(spec, k):
 for spec in range(19):
     for k in (0, 13, 64):
         body = bytes(rng.randrange(256) for _ in range(payload_bytes(spec, k)))
-        write("fuzz_compress_decode", f"decode_{spec}_{k}", struct.pack("<BBIf", spec, 0, k, 1.5) + body)
-    floats = [0.0, -0.0, 1.0, -2.5, 1e-30, 3e38, float("inf"), float("nan")] + [rng.gauss(0, 1) for _ in range(8)]
+        write("fuzz_compress_decode", f"decode_{spec}_{k}",
+              struct.pack("<BBIf", spec, 0, k, 1.5) + body)
+    floats = [0.0, -0.0, 1.0, -2.5, 1e-30, 3e38, float("inf"), float("nan")] + [
+        rng.gauss(0, 1) for _ in range(8)]
     write("fuzz_compress_decode", f"encode_{spec}", struct.pack("<BBIf", spec, 2, 7, 0.0)
           + struct.pack(f"<{len(floats)}f", *floats))
 
@@ -52,7 +54,8 @@ for spec in COMPRESSOR_IDS:
     else:
         per = 4 + (chunk * BITS[spec] + 7) // 8
     msgs = bytes(rng.randrange(256) for _ in range(count * per))
-    write("fuzz_compressed_messages", f"spec_{spec}", struct.pack("<BHQH", spec, count, chunk, 60) + msgs)
+    write("fuzz_compressed_messages", f"spec_{spec}",
+          struct.pack("<BHQH", spec, count, chunk, 60) + msgs)
 
 
 # TCP frames: magic | version | kind | channel | length | payload crc | header crc
@@ -68,7 +71,8 @@ def fields(d):
 
 
 TOKEN = "0123456789abcdef0123456789abcdef"
-register = frame(2, fields({"token": TOKEN, "rank": 1, "world_size": 4, "host": "127.0.0.1", "port": 4000, "node": "n0"}))
+register = frame(2, fields({"token": TOKEN, "rank": 1, "world_size": 4, "host": "127.0.0.1",
+                            "port": 4000, "node": "n0"}))
 table = {"ranks": 4}
 for r in range(4):
     table.update({f"host.{r}": "127.0.0.1", f"port.{r}": 4000 + r, f"node.{r}": "n0"})
@@ -76,9 +80,11 @@ table_frame = frame(3, fields(table))
 hello = frame(5, fields({"token": TOKEN, "rank": 2, "world_size": 4}))
 reject = frame(4, fields({"reason": "job token mismatch"}))
 data = frame(1, bytes(range(64)), channel=0x1234)
-for name, f in (("register", register), ("table", table_frame), ("hello", hello), ("reject", reject)):
+for name, f in (("register", register), ("table", table_frame), ("hello", hello),
+                ("reject", reject)):
     write("fuzz_tcp_handshake", name, f)
-write("fuzz_tcp_frame", "stream", data + frame(8, b"") + hello + frame(7, "rank 2 failed") + frame(6, b""))
+write("fuzz_tcp_frame", "stream",
+      data + frame(8, b"") + hello + frame(7, "rank 2 failed") + frame(6, b""))
 write("fuzz_tcp_frame", "register", register)
 write("fuzz_tcp_frame", "table", table_frame)
 
@@ -141,7 +147,8 @@ freeze_step = 4
 write("fuzz_train_config", "quadratic.toml", quadratic)
 write("fuzz_train_config", "logistic.toml", logistic)
 write("fuzz_train_config", "lamb.toml", lamb)
-write("fuzz_train_config", "overrides", quadratic + "\0run.steps=12\noptimizer.name=adam\nschedule.warmup_steps=3")
+write("fuzz_train_config", "overrides",
+      quadratic + "\0run.steps=12\noptimizer.name=adam\nschedule.warmup_steps=3")
 
 sweep = """[workload]
 name = "bert-large-seq128"
@@ -173,7 +180,8 @@ buckets = 4
 """
 write("fuzz_sweep_config", "bert.toml", sweep)
 write("fuzz_sweep_config", "resnet.toml", resnet)
-write("fuzz_sweep_config", "overrides", sweep + "\0sweep.gpus=[8,32]\nsweep.topology=fat-tree\ncluster.preset=ethernet-a100-8")
+write("fuzz_sweep_config", "overrides",
+      sweep + "\0sweep.gpus=[8,32]\nsweep.topology=fat-tree\ncluster.preset=ethernet-a100-8")
 
 
 # fuzz_idx_reader: [ndims selector: 1 + b % 4][file]

@@ -43,7 +43,8 @@ void hierarchical_compressed_allreduce_mean(GpuContext& gpu, HierarchicalGroups&
   auto* all = static_cast<std::byte*>(
       gpu.device_scratch(Slot::kGathered, messages.size() * static_cast<size_t>(per_node)));
   device_allgather(gpu, intra, messages.data(), messages.size(), all);
-  decode_messages(gpu, codec, all, static_cast<size_t>(nodes * per_node), chunk, data, d);
+  decode_messages(gpu, codec, all, static_cast<size_t>(nodes) * static_cast<size_t>(per_node),
+                  chunk, data, d);
 }
 
 void hierarchical_compressed_allreduce_mean(GpuContext& gpu, HierarchicalGroups& groups,

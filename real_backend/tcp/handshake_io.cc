@@ -86,7 +86,13 @@ Watchdog::Watchdog(tcp::socket& socket, double seconds) : timer_(socket.get_exec
   });
 }
 
-Watchdog::~Watchdog() { timer_.cancel(); }
+Watchdog::~Watchdog() {
+  try {
+    timer_.cancel();
+  } catch (const boost::system::system_error&) {
+    // Nothing to undo: a timer that cannot be cancelled is being torn down with its io_context.
+  }
+}
 
 void run_until(asio::io_context& io, SteadyClock::time_point deadline,
                const std::function<bool()>& done, const std::function<std::string()>& describe) {

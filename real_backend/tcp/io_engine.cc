@@ -115,94 +115,113 @@ void IoEngine::on_write_error(int peer, const ErrorCode& ec, WriteDone* done) {
 
 asio::awaitable<void> IoEngine::read_loop(int peer) {
   Link& link = links_[static_cast<size_t>(peer)];
-  tcp::socket& socket = *link.socket;
   const int me = options_.rank;
   for (;;) {
-    HeaderBytes header_bytes;
-    ErrorCode ec;
-    const size_t got = co_await asio::async_read(socket, asio::buffer(header_bytes),
-                                                 asio::redirect_error(asio::use_awaitable, ec));
-    if (stopping_ || !link.open) co_return;
-    if (ec) {
-      if (link.goodbye) {
-        do_close_link(peer, "closed after goodbye");
-      } else if (got == 0) {
-        link_failed(
-            peer,
-            fmt::format("rank {}: lost connection to rank {} ({}) without a goodbye: rank {} died "
-                        "or was killed",
-                        me, peer, ec.message(), peer),
-            true);
-      } else {
-        link_failed(
-            peer,
-            fmt::format("rank {}: truncated frame from rank {}: connection closed after {} of {} "
-                        "header bytes",
-                        me, peer, got, kHeaderBytes),
-            true);
-      }
-      co_return;
-    }
-    link.last_heard = Clock::now();
-    FrameHeader h;
-    try {
-      h = decode_header(header_bytes, options_.max_message_bytes);
-    } catch (const CommError& e) {
-      link_failed(peer, fmt::format("rank {}: corrupt frame from rank {}: {}", me, peer, e.what()),
-                  false);
-      co_return;
-    }
-    if (h.kind == FrameKind::kHeartbeat) continue;
-    if (h.kind == FrameKind::kGoodbye) {
+    const std::optional<FrameHeader> h = co_await read_header(peer);
+    if (!h) co_return;
+    if (h->kind == FrameKind::kHeartbeat) continue;
+    if (h->kind == FrameKind::kGoodbye) {
       link.goodbye = true;
       inbox_.mark_goodbye(peer);
       continue;
     }
-    if (h.kind != FrameKind::kData && h.kind != FrameKind::kAbort) {
+    if (h->kind != FrameKind::kData && h->kind != FrameKind::kAbort) {
       link_failed(
           peer,
-          fmt::format("rank {}: unexpected {} frame from rank {}", me, kind_name(h.kind), peer),
+          fmt::format("rank {}: unexpected {} frame from rank {}", me, kind_name(h->kind), peer),
           false);
       co_return;
     }
-    Message message{std::unique_ptr<std::byte[]>(new std::byte[h.length]), h.length};
-    uint32_t crc = 0;
-    size_t offset = 0;
-    while (offset < h.length) {
-      const size_t want = std::min<size_t>(kReadPiece, h.length - offset);
-      const size_t n =
-          co_await asio::async_read(socket, asio::buffer(message.data.get() + offset, want),
-                                    asio::redirect_error(asio::use_awaitable, ec));
-      if (stopping_ || !link.open) co_return;
-      if (ec) {
-        link_failed(
-            peer,
-            fmt::format("rank {}: truncated frame from rank {}: connection closed after {} of {} "
-                        "payload bytes ({}); rank {} died or was killed",
-                        me, peer, offset + n, h.length, ec.message(), peer),
-            true);
-        co_return;
-      }
-      crc = crc32_of(std::span(message.data.get() + offset, n), crc);
-      offset += n;
-      link.last_heard = Clock::now();
-    }
-    if (crc != h.payload_crc) {
-      link_failed(
-          peer,
-          fmt::format("rank {}: corrupt frame from rank {}: payload checksum {:#010x}, header says "
-                      "{:#010x} ({} bytes, channel {:#x})",
-                      me, peer, crc, h.payload_crc, h.length, h.channel),
-          false);
-      co_return;
-    }
-    if (h.kind == FrameKind::kAbort) {
-      const std::string reason(reinterpret_cast<const char*>(message.data.get()), message.size);
+    std::optional<Message> message = co_await read_payload(peer, *h);
+    if (!message) co_return;
+    if (h->kind == FrameKind::kAbort) {
+      const std::string reason(reinterpret_cast<const char*>(message->data.get()), message->size);
       link_failed(peer, fmt::format("rank {}: peer rank {} failed: {}", me, peer, reason), true);
       co_return;
     }
-    inbox_.deliver(peer, h.channel, std::move(message));
+    inbox_.deliver(peer, h->channel, std::move(*message));
   }
+}
+
+asio::awaitable<std::optional<FrameHeader>> IoEngine::read_header(int peer) {
+  Link& link = links_[static_cast<size_t>(peer)];
+  HeaderBytes header_bytes;
+  ErrorCode ec;
+  const size_t got = co_await asio::async_read(*link.socket, asio::buffer(header_bytes),
+                                               asio::redirect_error(asio::use_awaitable, ec));
+  if (stopping_ || !link.open) co_return std::nullopt;
+  if (ec) {
+    header_read_failed(peer, ec, got);
+    co_return std::nullopt;
+  }
+  link.last_heard = Clock::now();
+  FrameHeader h;
+  try {
+    h = decode_header(header_bytes, options_.max_message_bytes);
+  } catch (const CommError& e) {
+    link_failed(
+        peer, fmt::format("rank {}: corrupt frame from rank {}: {}", options_.rank, peer, e.what()),
+        false);
+    co_return std::nullopt;
+  }
+  co_return h;
+}
+
+void IoEngine::header_read_failed(int peer, const ErrorCode& ec, size_t got) {
+  const int me = options_.rank;
+  if (links_[static_cast<size_t>(peer)].goodbye) {
+    do_close_link(peer, "closed after goodbye");
+  } else if (got == 0) {
+    link_failed(peer,
+                fmt::format("rank {}: lost connection to rank {} ({}) without a goodbye: rank {} "
+                            "died or was killed",
+                            me, peer, ec.message(), peer),
+                true);
+  } else {
+    link_failed(peer,
+                fmt::format("rank {}: truncated frame from rank {}: connection closed after {} of "
+                            "{} header bytes",
+                            me, peer, got, kHeaderBytes),
+                true);
+  }
+}
+
+asio::awaitable<std::optional<Message>> IoEngine::read_payload(int peer, const FrameHeader& h) {
+  Link& link = links_[static_cast<size_t>(peer)];
+  const int me = options_.rank;
+  Message message{std::unique_ptr<std::byte[]>(new std::byte[h.length]), h.length};
+  uint32_t crc = 0;
+  size_t offset = 0;
+  while (offset < h.length) {
+    const size_t want = std::min<size_t>(kReadPiece, h.length - offset);
+    ErrorCode ec;
+    const size_t n =
+        co_await asio::async_read(*link.socket, asio::buffer(message.data.get() + offset, want),
+                                  asio::redirect_error(asio::use_awaitable, ec));
+    if (stopping_ || !link.open) co_return std::nullopt;
+    if (ec) {
+      link_failed(
+          peer,
+          fmt::format("rank {}: truncated frame from rank {}: connection closed after {} of {} "
+                      "payload bytes ({}); rank {} died or was killed",
+                      me, peer, offset + n, h.length, ec.message(), peer),
+          true);
+      co_return std::nullopt;
+    }
+    crc = crc32_of(std::span(message.data.get() + offset, n), crc);
+    offset += n;
+    link.last_heard = Clock::now();
+  }
+  if (crc != h.payload_crc) {
+    link_failed(
+        peer,
+        fmt::format("rank {}: corrupt frame from rank {}: payload checksum {:#010x}, header says "
+                    "{:#010x} ({} bytes, channel {:#x})",
+                    me, peer, crc, h.payload_crc, h.length, h.channel),
+        false);
+    co_return std::nullopt;
+  }
+  co_return message;
 }
 
 void IoEngine::link_failed(int peer, const std::string& what, bool peer_fault) {

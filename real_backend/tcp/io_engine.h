@@ -11,6 +11,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,6 +57,11 @@ class IoEngine {
   };
 
   asio::awaitable<void> read_loop(int peer);
+  // One frame's header, or nullopt once the link is closed or failed.
+  asio::awaitable<std::optional<FrameHeader>> read_header(int peer);
+  void header_read_failed(int peer, const ErrorCode& ec, size_t got);
+  // The payload of a data or abort frame, checksum verified, or nullopt as above.
+  asio::awaitable<std::optional<Message>> read_payload(int peer, const FrameHeader& h);
   void on_write_error(int peer, const ErrorCode& ec, WriteDone* done);
   void write_next(int peer);
   void do_close_link(int peer, const std::string& why);

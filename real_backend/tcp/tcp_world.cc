@@ -87,6 +87,59 @@ void run_on(TcpTransport& transport, const std::function<void(Communicator&)>& f
   transport.close();
 }
 
+// Rank 0's rendezvous port, handed to the other rank threads once it listens (or
+// rank 0's failure to get there).
+class MasterPort {
+ public:
+  void publish(uint16_t port) {
+    if (!set_.exchange(true)) promise_.set_value(port);
+  }
+  void fail(std::exception_ptr error) {
+    if (!set_.exchange(true)) promise_.set_exception(std::move(error));
+  }
+  uint16_t wait(int rank, double timeout_s) const {
+    const std::shared_future<uint16_t> port = port_;  // one copy per thread
+    if (port.wait_for(std::chrono::duration<double>(timeout_s)) != std::future_status::ready) {
+      throw CommError(
+          fmt::format("rank {}: rank 0 did not start listening within {} s", rank, timeout_s));
+    }
+    return port.get();
+  }
+
+ private:
+  std::promise<uint16_t> promise_;
+  std::shared_future<uint16_t> port_ = promise_.get_future().share();
+  std::atomic<bool> set_ = false;
+};
+
+void run_thread_rank(int rank, const TcpOptions& base, MasterPort& master,
+                     const std::function<void(Communicator&)>& fn) {
+  TcpOptions o = base;
+  o.rank = rank;
+  if (rank != 0) o.master_port = master.wait(rank, o.connect_timeout_s);
+  auto transport = connect_tcp(o, [&](uint16_t p) { master.publish(p); });
+  run_on(*transport, fn);
+}
+
+struct Failure {
+  std::exception_ptr error;
+  int order = -1;
+  bool consequence = false;  // a PeerFailed: this rank stopped because another one failed
+};
+
+// Rethrows the failure that started it all: the first that is not a consequence of another
+// rank's, else the first of all.
+void rethrow_root_failure(const std::vector<Failure>& failures) {
+  const Failure* root = nullptr;
+  for (const Failure& f : failures) {
+    if (!f.error) continue;
+    const bool better = root == nullptr || (root->consequence && !f.consequence) ||
+                        (root->consequence == f.consequence && f.order < root->order);
+    if (better) root = &f;
+  }
+  if (root != nullptr) std::rethrow_exception(root->error);
+}
+
 }  // namespace
 
 void run_tcp_rank(const TcpOptions& options, const std::function<void(Communicator&)>& fn) {
@@ -108,53 +161,26 @@ void run_tcp_threads(int ranks, int ranks_per_node, const std::function<void(Com
   if (ranks_per_node == 0) base.node_name = "node0";
   base.master_port = 0;
 
-  std::promise<uint16_t> port_promise;
-  std::shared_future<uint16_t> port = port_promise.get_future().share();
-  std::atomic<bool> port_set = false;
+  MasterPort master;
   std::atomic<int> sequence = 0;
-  struct Failure {
-    std::exception_ptr error;
-    int order = -1;
-    bool consequence = false;
-  };
   std::vector<Failure> failures(static_cast<size_t>(ranks));
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
     threads.emplace_back([&, r] {
       Failure& failure = failures[static_cast<size_t>(r)];
       try {
-        TcpOptions o = base;
-        o.rank = r;
-        if (r != 0) {
-          if (port.wait_for(std::chrono::duration<double>(o.connect_timeout_s)) !=
-              std::future_status::ready) {
-            throw CommError(fmt::format("rank {}: rank 0 did not start listening within {} s", r,
-                                        o.connect_timeout_s));
-          }
-          o.master_port = port.get();
-        }
-        auto transport = connect_tcp(o, [&](uint16_t p) {
-          if (!port_set.exchange(true)) port_promise.set_value(p);
-        });
-        run_on(*transport, fn);
+        run_thread_rank(r, base, master, fn);
       } catch (const PeerFailed&) {
         failure = {std::current_exception(), sequence++, true};
       } catch (...) {
         failure = {std::current_exception(), sequence++, false};
-        if (r == 0 && !port_set.exchange(true))
-          port_promise.set_exception(std::current_exception());
+        if (r == 0) master.fail(std::current_exception());
       }
     });
   }
   for (auto& t : threads) t.join();
-  const Failure* root = nullptr;
-  for (const Failure& f : failures) {
-    if (!f.error) continue;
-    const bool better = root == nullptr || (root->consequence && !f.consequence) ||
-                        (root->consequence == f.consequence && f.order < root->order);
-    if (better) root = &f;
-  }
-  if (root != nullptr) std::rethrow_exception(root->error);
+  rethrow_root_failure(failures);
 }
 
 }  // namespace compopt::tcp

@@ -65,7 +65,8 @@ void hierarchical_compressed_allreduce_mean(HierarchicalGroups& groups, std::spa
   // 3. Share the compressed shards within the node and decode everything.
   std::vector<std::byte> all(messages.size() * static_cast<size_t>(per_node));
   intra.allgather(messages, all);
-  decode_server_messages(all, static_cast<size_t>(nodes * per_node), chunk, compressor, data);
+  decode_server_messages(all, static_cast<size_t>(nodes) * static_cast<size_t>(per_node), chunk,
+                         compressor, data);
 }
 
 }  // namespace compopt

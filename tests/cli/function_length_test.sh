@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# scripts/check_function_length.py on a scratch git tree whose function lengths are known by
+# construction: signature line + N body lines + closing brace = N + 2 lines.
+#   function_length_test.sh SOURCE_DIR
+set -euo pipefail
+script="$1/scripts/check_function_length.py"
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# body N: N statement lines.
+body() { for ((i = 0; i < $1; ++i)); do echo "  x += $i;"; done; }
+{
+  echo '#include <string>'
+  # line 2, 1 + 57 + 1 + 1 = 60 lines (at the limit)
+  echo 'int fits(int x) {'; body 57; echo '  return x;'; echo '}'
+  # line 62, 61 lines
+  echo 'int too_long(int x) {'; body 58; echo '  return x;'; echo '}'
+  # line 124: a constructor with braced member initializers, 1 + 3 + 1 = 5 lines
+  echo 'struct Box {'
+  echo '  Box(int a) : a_{a}, b_(a) {'; body 3; echo '  }'
+  echo '  int a_, b_;'
+  echo '};'
+  # line 131: a lambda counts toward its function: 1 + 1 + 60 + 1 + 1 + 1 = 65 lines
+  echo 'int with_lambda(int x) {'
+  echo '  auto f = [&] {'; body 60; echo '  };'
+  echo '  return f(), x;'
+  echo '}'
+  # line 196: braces inside a string and a comment are not blocks, 1 line
+  echo 'const char* braces() { return "{{{{ not a block"; }  // }}}'
+  # line 197: extern "C", 1 + 70 + 1 + 1 = 73 lines
+  echo 'extern "C" int c_entry(const char* d) {'; body 70; echo '  return 0;'; echo '}'
+} >"$tree/a.cc"
+mkdir -p "$tree/tests"
+{ echo 'void long_test() {'; body 100; echo '}'; } >"$tree/tests/t.cc"
+git -C "$tree" init -q
+git -C "$tree" add -A
+
+set +e
+out=$(python3 "$script" --root "$tree" 2>&1)
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || fail "exit $rc with functions over the limit, expected 1: $out"
+expected="a.cc:197 c_entry (73 lines)
+a.cc:131 with_lambda (65 lines)
+a.cc:62 too_long (61 lines)"
+got=$(grep -v '^check_function_length' <<<"$out")
+[[ $got == "$expected" ]] || fail "listed
+$got
+expected
+$expected"
+
+all=$(python3 "$script" --root "$tree" --all --max-lines 100)
+grep -qx 'a.cc:2 fits (60 lines)' <<<"$all" || fail "fits is not 60 lines: $all"
+grep -qx 'a.cc:124 Box (5 lines)' <<<"$all" ||
+  fail "the constructor with braced initializers is not 5 lines: $all"
+grep -qx 'a.cc:196 braces (1 lines)' <<<"$all" || fail "braces in literals/comments miscounted: $all"
+grep -q 'long_test' <<<"$all" && fail "tests/ is scanned: $all"
+
+set +e
+python3 "$script" --root "$tree" --max-lines 0 >/dev/null 2>"$tree/err"
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || fail "--max-lines 0 exited $rc, expected 2"
+grep -q -- '--max-lines 0, expected an integer >= 1' "$tree/err" || fail "message: $(cat "$tree/err")"
+echo "function_length_test: ok"
