@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "core/util/env.h"
 #include "core/util/error.h"
+#include "core/util/file_io.h"
+#include "core/util/io_error.h"
 
 namespace compopt {
 namespace {
@@ -17,11 +18,13 @@ namespace {
 constexpr uint64_t kReserveBytes = uint64_t{256} << 20;
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 
+// The text of a kernel file, or "" where this system has none.
 std::string read_text(const char* path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  try {
+    return read_text_file(path);
+  } catch (const IoError&) {
+    return {};
+  }
 }
 
 // The cgroup limit of this process in bytes, or 0 when there is none ("max" or absent).
