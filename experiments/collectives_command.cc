@@ -31,7 +31,7 @@ constexpr size_t kMaxTotalElements = size_t{1} << 30;
 
 struct Options {
   int ranks = 8;
-  int ranks_per_node = 4;
+  int gpus_per_node = 4;
   size_t elements = size_t{1} << 20;
   int steps = 5;
   uint64_t seed = 1;
@@ -127,7 +127,7 @@ Result run_variant(const Options& o, const Variant& v) {
       }
     }
   }
-  LocalWorld world({.ranks = o.ranks, .ranks_per_node = o.ranks_per_node});
+  LocalWorld world({.ranks = o.ranks, .gpus_per_node = o.gpus_per_node});
   world.run([&](Communicator& comm) {
     auto reduce = v.make(comm);
     comm.traffic().reset();
@@ -154,7 +154,7 @@ Result run_variant(const Options& o, const Variant& v) {
     result.inter_node_bytes_per_node +=
         (tally.inter_node_bytes - comm.traffic().of("barrier").inter_node_bytes);
   });
-  const int nodes = o.ranks_per_node > 0 ? (o.ranks + o.ranks_per_node - 1) / o.ranks_per_node : 1;
+  const int nodes = o.gpus_per_node > 0 ? (o.ranks + o.gpus_per_node - 1) / o.gpus_per_node : 1;
   result.inter_node_bytes_per_node /= static_cast<uint64_t>(o.steps) * static_cast<uint64_t>(nodes);
   result.one_step_error = relative_error(got_first, exact_first);
   result.averaged_error = relative_error(got_sum, exact_sum);
@@ -165,10 +165,10 @@ Result run_variant(const Options& o, const Variant& v) {
 void check_options(const Options& o) {
   if (o.ranks < 1 || o.ranks > kMaxRanks)
     throw InvalidArgument(fmt::format("--ranks {}: expected 1..{}", o.ranks, kMaxRanks));
-  if (o.ranks_per_node < 0 || (o.ranks_per_node > 0 && o.ranks % o.ranks_per_node != 0)) {
+  if (o.gpus_per_node < 0 || (o.gpus_per_node > 0 && o.ranks % o.gpus_per_node != 0)) {
     throw InvalidArgument(
         fmt::format("--gpus-per-node {}: expected 0 (one node) or a divisor of --ranks {}",
-                    o.ranks_per_node, o.ranks));
+                    o.gpus_per_node, o.ranks));
   }
   if (o.elements < 1 || o.elements > kMaxElements)
     throw InvalidArgument(fmt::format("--elements {}: expected 1..{}", o.elements, kMaxElements));
@@ -182,7 +182,7 @@ void check_options(const Options& o) {
 const CsvSchema& collectives_schema() {
   static const CsvSchema schema("collectives.csv", {{"variant"},
                                                     {"ranks"},
-                                                    {"ranks_per_node"},
+                                                    {"gpus_per_node"},
                                                     {"elements"},
                                                     {"steps"},
                                                     {"bytes_per_rank"},
@@ -200,7 +200,7 @@ void print_header(const Options& o) {
   fmt::print(
       "compopt collectives: {} ranks ({} per node), {} elements ({:.1f} MB fp32), {} steps, "
       "Local backend\n\n",
-      o.ranks, o.ranks_per_node > 0 ? o.ranks_per_node : o.ranks, o.elements,
+      o.ranks, o.gpus_per_node > 0 ? o.gpus_per_node : o.ranks, o.elements,
       4e-6 * static_cast<double>(o.elements), o.steps);
   fmt::print("{:<19} {:>14} {:>10} {:>18} {:>12} {:>14} {:>10}\n", "variant", "bytes/rank",
              "vs fp32", "inter-node B/node", "1-call err", "avg-of-steps err", "ms/call");
@@ -217,7 +217,7 @@ std::string run_variants(const Options& o) {
     fmt::print("{:<19} {:>14} {:>9.1f}x {:>18} {:>12.3e} {:>16.3e} {:>10.2f}\n", r.name,
                r.bytes_per_rank, ratio, r.inter_node_bytes_per_node, r.one_step_error,
                r.averaged_error, 1e3 * r.seconds_per_call);
-    csv.add({r.name, o.ranks, o.ranks_per_node, o.elements, o.steps, r.bytes_per_rank, fp32_bytes,
+    csv.add({r.name, o.ranks, o.gpus_per_node, o.elements, o.steps, r.bytes_per_rank, fp32_bytes,
              ratio, r.inter_node_bytes_per_node, r.one_step_error, r.averaged_error,
              r.seconds_per_call});
   }
@@ -232,7 +232,7 @@ void run(const Options& o) {
     print_header(o);
     dir.write_file("collectives.csv", run_variants(o));
     dir.write_run_json({{"ranks", o.ranks},
-                        {"ranks_per_node", o.ranks_per_node},
+                        {"gpus_per_node", o.gpus_per_node},
                         {"elements", o.elements},
                         {"steps", o.steps},
                         {"seed", o.seed},
@@ -250,7 +250,7 @@ void register_collectives_command(CLI::App& app) {
       "Run every allreduce variant (fp32/fp16 ring, 1-bit sign, Birder binary, hierarchical) "
       "on local ranks and report bytes, inter-node bytes, accuracy and time");
   cmd->add_option("--ranks", options->ranks, "number of ranks (threads)")->capture_default_str();
-  cmd->add_option("--gpus-per-node,--ranks-per-node", options->ranks_per_node,
+  cmd->add_option("--gpus-per-node,--ranks-per-node", options->gpus_per_node,
                   "ranks (GPUs) per node (0 = all on one node); --ranks-per-node is an alias")
       ->check(in_range("--gpus-per-node", 0, kMaxRanks, "0 or a divisor of --ranks"))
       ->capture_default_str();

@@ -182,7 +182,7 @@ TrainResult train_on_backend(const TrainConfig& c, const TrainOptions& options,
         *c.task, factory, options, hooks, checkpoints);
   }
   return train_local(*c.task, factory, options,
-                     {.ranks = c.ranks, .ranks_per_node = c.gpus_per_node}, hooks, checkpoints);
+                     {.ranks = c.ranks, .gpus_per_node = c.gpus_per_node}, hooks, checkpoints);
 }
 
 // Trains with progress output unless `quiet`, writes metrics.csv and

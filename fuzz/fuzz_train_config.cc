@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else if (name->second.find("fashion") != std::string::npos) {
     return 0;
   }
-  for (const char* key : {"run.ranks", "run.ranks_per_node", "run.batch_per_rank", "task.dimension",
+  for (const char* key : {"run.ranks", "run.gpus_per_node", "run.batch_per_rank", "task.dimension",
                           "task.train_size", "task.test_size"}) {
     if (!small(merged, key, kMaxSize)) return 0;
   }

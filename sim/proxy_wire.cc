@@ -14,8 +14,8 @@ size_t proxy_length(int ranks, size_t minimum) {
 }
 
 WireMap proxy_wire_map(CommScheme scheme, std::string_view compressor, size_t proxy, double modeled,
-                       int nodes, int ranks_per_node) {
-  const int n = nodes * ranks_per_node;
+                       int nodes, int gpus_per_node) {
+  const int n = nodes * gpus_per_node;
   if (proxy == 0 || proxy % (8 * static_cast<size_t>(n)) != 0) {
     throw InvalidArgument(
         fmt::format("proxy length {}: expected a positive multiple of 8 x {} ranks", proxy, n));

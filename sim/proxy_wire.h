@@ -18,9 +18,9 @@ enum class CommScheme { kRing, kCompressedFlat, kCompressedHierarchical };
 // compressed chunk (so chunk sizes never collide with the 4-byte scales).
 size_t proxy_length(int ranks, size_t minimum = 16384);
 
-// Wire map for `scheme` over nodes x ranks_per_node ranks with `compressor`
+// Wire map for `scheme` over nodes x gpus_per_node ranks with `compressor`
 // ("sign" or "binary"; ignored for kRing). proxy must come from proxy_length.
 WireMap proxy_wire_map(CommScheme scheme, std::string_view compressor, size_t proxy, double modeled,
-                       int nodes, int ranks_per_node);
+                       int nodes, int gpus_per_node);
 
 }  // namespace compopt::sim

@@ -131,7 +131,7 @@ SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Comm
   const net::ClusterSpec& cluster = options.cluster;
   cluster.validate();
   const int ranks = options.ranks > 0 ? options.ranks : cluster.gpus();
-  const int per_node = options.ranks_per_node > 0 ? options.ranks_per_node : cluster.gpus_per_node;
+  const int per_node = options.gpus_per_node > 0 ? options.gpus_per_node : cluster.gpus_per_node;
   check_placement(cluster, ranks, per_node);
 
   std::unique_lock lock(engine_mutex(), std::try_to_lock);
@@ -158,9 +158,9 @@ SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Comm
   return {.makespan_s = *std::max_element(outcomes.end_time.begin(), outcomes.end_time.end())};
 }
 
-double run_sim(const net::ClusterSpec& cluster, int ranks, int ranks_per_node,
+double run_sim(const net::ClusterSpec& cluster, int ranks, int gpus_per_node,
                const std::function<void(Communicator&)>& fn) {
-  return run_sim({.cluster = cluster, .ranks = ranks, .ranks_per_node = ranks_per_node}, fn)
+  return run_sim({.cluster = cluster, .ranks = ranks, .gpus_per_node = gpus_per_node}, fn)
       .makespan_s;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // run_sim: runs fn(Communicator&) on every rank of a simulated cluster, one
 // SimGrid actor per rank, and returns when all ranks returned. Rank r sits on
-// node r / ranks_per_node, GPU r % ranks_per_node. The clock starts at 0;
+// node r / gpus_per_node, GPU r % gpus_per_node. The clock starts at 0;
 // communication costs what the platform's network model says and local work
 // costs what the ranks charge with comm.advance(seconds).
 //
@@ -21,7 +21,7 @@ namespace compopt::sim {
 struct SimRunOptions {
   net::ClusterSpec cluster;
   int ranks = 0;                // 0: every GPU of the cluster
-  int ranks_per_node = 0;       // 0: cluster.gpus_per_node
+  int gpus_per_node = 0;        // 0: cluster.gpus_per_node
   WireMap wire = WireMap(1.0);  // initial wire charging of every rank (SimTransport::set_wire_map)
 };
 
@@ -32,8 +32,8 @@ struct SimRunResult {
 // Throws InvalidArgument for a bad cluster or a placement that does not fit it.
 SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Communicator&)>& fn);
 
-// Convenience: run_sim({cluster, ranks, ranks_per_node}, fn).makespan_s.
-double run_sim(const net::ClusterSpec& cluster, int ranks, int ranks_per_node,
+// Convenience: run_sim({cluster, ranks, gpus_per_node}, fn).makespan_s.
+double run_sim(const net::ClusterSpec& cluster, int ranks, int gpus_per_node,
                const std::function<void(Communicator&)>& fn);
 
 }  // namespace compopt::sim

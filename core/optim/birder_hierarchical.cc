@@ -35,9 +35,8 @@ void BirderHierarchical::setup(Communicator& comm) {
   } else {
     ef_.emplace(std::move(fresh));
   }
-  const size_t shard =
-      hierarchical_padded_length(d(), groups_->nodes(), groups_->ranks_per_node()) /
-      static_cast<size_t>(groups_->ranks_per_node());
+  const size_t shard = hierarchical_padded_length(d(), groups_->nodes(), groups_->gpus_per_node()) /
+                       static_cast<size_t>(groups_->gpus_per_node());
   if (!shard_loaded_) {
     shard_ = BirderState(shard);
   } else if (shard_.size() != shard) {

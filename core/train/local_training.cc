@@ -126,7 +126,7 @@ TrainResult train_with(const RankLauncher& launch, const Task& task,
 TrainResult train_local(const Task& task, const OptimizerFactory& make_optimizer,
                         const TrainOptions& options, LocalTopology topology,
                         const TrainHooks& hooks, const CheckpointOptions& checkpoints) {
-  LocalWorld world({.ranks = topology.ranks, .ranks_per_node = topology.ranks_per_node});
+  LocalWorld world({.ranks = topology.ranks, .gpus_per_node = topology.gpus_per_node});
   return train_with([&](const std::function<void(Communicator&)>& fn) { world.run(fn); }, task,
                     make_optimizer, options, hooks, checkpoints);
 }

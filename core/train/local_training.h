@@ -29,7 +29,7 @@ using OptimizerFactory = std::function<std::unique_ptr<Optimizer>(const ParamLay
 
 struct LocalTopology {
   int ranks = 1;
-  int ranks_per_node = 0;  // 0: all ranks on one node
+  int gpus_per_node = 0;  // 0: all ranks on one node
 };
 
 struct TrainResult {

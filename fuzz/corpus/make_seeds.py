@@ -91,7 +91,7 @@ write("fuzz_tcp_frame", "table", table_frame)
 # Config texts: small sizes, so fuzz_train_config resolves them (see its harness limits).
 quadratic = """[run]
 ranks = 4
-ranks_per_node = 2
+gpus_per_node = 2
 batch_per_rank = 8
 steps = 20
 eval_every = 5

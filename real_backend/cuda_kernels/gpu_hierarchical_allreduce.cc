@@ -10,8 +10,8 @@ namespace compopt::cuda {
 
 GpuCompressedState gpu_hierarchical_state(GpuContext& gpu, size_t d,
                                           const HierarchicalGroups& groups) {
-  const size_t padded = hierarchical_padded_length(d, groups.nodes(), groups.ranks_per_node());
-  return GpuCompressedState(gpu, padded / static_cast<size_t>(groups.ranks_per_node()),
+  const size_t padded = hierarchical_padded_length(d, groups.nodes(), groups.gpus_per_node());
+  return GpuCompressedState(gpu, padded / static_cast<size_t>(groups.gpus_per_node()),
                             groups.nodes());
 }
 
@@ -21,7 +21,7 @@ void hierarchical_compressed_allreduce_mean(GpuContext& gpu, HierarchicalGroups&
   Communicator& intra = *groups.intra;
   Communicator& inter = *groups.inter;
   TrafficCounters::Scope scope(intra.traffic(), "hierarchical_allreduce");
-  const int nodes = groups.nodes(), per_node = groups.ranks_per_node();
+  const int nodes = groups.nodes(), per_node = groups.gpus_per_node();
   const size_t padded = hierarchical_padded_length(d, nodes, per_node);
   const size_t shard_len = padded / static_cast<size_t>(per_node);
   const size_t chunk = shard_len / static_cast<size_t>(nodes);

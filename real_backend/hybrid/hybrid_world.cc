@@ -19,11 +19,11 @@ void run_hybrid_rank(const tcp::TcpOptions& options, const HybridFn& fn) {
   tcp::run_tcp_rank(options, [&](Communicator& comm) { run_on_device(comm, device, fn); });
 }
 
-void run_hybrid_threads(int ranks, int ranks_per_node, const HybridFn& fn, tcp::TcpOptions base) {
+void run_hybrid_threads(int ranks, int gpus_per_node, const HybridFn& fn, tcp::TcpOptions base) {
   const int devices = cuda::device_count();
   if (devices == 0) throw cuda::CudaError(cuda::unavailable_reason());
   tcp::run_tcp_threads(
-      ranks, ranks_per_node,
+      ranks, gpus_per_node,
       [&](Communicator& comm) { run_on_device(comm, comm.rank() % devices, fn); }, std::move(base));
 }
 

@@ -7,7 +7,7 @@
 //
 //   run_hybrid_rank(tcp_options_from_env(), fn)  one rank per process (`compopt launch`): device
 //                                                $LOCAL_RANK mod device count
-//   run_hybrid_threads(n, ranks_per_node, fn)    n ranks as threads (tests): rank r on device
+//   run_hybrid_threads(n, gpus_per_node, fn)    n ranks as threads (tests): rank r on device
 //                                                r mod device count
 // Each rank gets its own GpuContext (own stream), its communicator's gpu() while fn runs.
 // Failures propagate as in run_tcp_rank / run_tcp_threads. Throws CudaError when no CUDA device
@@ -25,7 +25,7 @@ using HybridFn = std::function<void(HybridCommunicator& comm)>;
 
 void run_hybrid_rank(const tcp::TcpOptions& options, const HybridFn& fn);
 
-void run_hybrid_threads(int ranks, int ranks_per_node, const HybridFn& fn,
+void run_hybrid_threads(int ranks, int gpus_per_node, const HybridFn& fn,
                         tcp::TcpOptions base = {});
 
 }  // namespace compopt::hybrid

@@ -18,7 +18,7 @@ class MpiBackend : public Backend {
                                         options.extras.begin()->first));
     }
     MpiOptions mpi = mpi_options_from_env();
-    if (options.gpus_per_node > 0) mpi.ranks_per_node = options.gpus_per_node;
+    if (options.gpus_per_node > 0) mpi.gpus_per_node = options.gpus_per_node;
     if (options.op_timeout_s) mpi.op_timeout_s = *options.op_timeout_s;
     if (options.pipeline_bytes) mpi.pipeline_bytes = *options.pipeline_bytes;
     run_mpi(fn, mpi);

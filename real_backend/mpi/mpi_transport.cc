@@ -50,8 +50,8 @@ MpiTransport::MpiTransport(MPI_Comm comm, MpiOptions options) : options_(options
   nodes_.resize(leaders.size());
   std::map<int, int> dense;
   for (size_t r = 0; r < leaders.size(); ++r) {
-    nodes_[r] = options_.ranks_per_node > 0
-                    ? static_cast<int>(r) / options_.ranks_per_node
+    nodes_[r] = options_.gpus_per_node > 0
+                    ? static_cast<int>(r) / options_.gpus_per_node
                     : dense.emplace(leaders[r], static_cast<int>(dense.size())).first->second;
   }
   MPI_Barrier(comm_);

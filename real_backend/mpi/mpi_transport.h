@@ -28,8 +28,7 @@ namespace compopt::mpi {
 
 struct MpiOptions {
   double op_timeout_s = 300.0;
-  int ranks_per_node =
-      0;  // > 0: node = rank / ranks_per_node; 0: ranks sharing memory share a node
+  int gpus_per_node = 0;  // > 0: node = rank / gpus_per_node; 0: ranks sharing memory share a node
   // Ring collectives send blocks in pieces of this size, one piece ahead (Transport::
   // pipeline_bytes); 0 sends whole blocks. Must be equal on every rank.
   size_t pipeline_bytes = size_t{1} << 20;

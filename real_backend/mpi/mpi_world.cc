@@ -32,8 +32,10 @@ void check_real_mpi() {
 MpiOptions mpi_options_from_env(MpiOptions o) {
   if (const char* v = env_value("COMPOPT_MPI_TIMEOUT_S"))
     o.op_timeout_s = static_cast<double>(parse_env_integer("COMPOPT_MPI_TIMEOUT_S", v, 1, 86400));
-  if (const char* v = env_value("COMPOPT_RANKS_PER_NODE"))
-    o.ranks_per_node = static_cast<int>(parse_env_integer("COMPOPT_RANKS_PER_NODE", v, 0, 1 << 20));
+  // COMPOPT_RANKS_PER_NODE: the older name, still accepted (the new one wins).
+  for (const char* name : {"COMPOPT_RANKS_PER_NODE", "COMPOPT_GPUS_PER_NODE"})
+    if (const char* v = env_value(name))
+      o.gpus_per_node = static_cast<int>(parse_env_integer(name, v, 0, 1 << 20));
   if (const char* v = env_value("COMPOPT_MPI_PIPELINE_BYTES"))
     o.pipeline_bytes =
         static_cast<size_t>(parse_env_integer("COMPOPT_MPI_PIPELINE_BYTES", v, 0, 1L << 30));

@@ -16,7 +16,8 @@
 
 namespace compopt::mpi {
 
-// op_timeout_s from COMPOPT_MPI_TIMEOUT_S, ranks_per_node from COMPOPT_RANKS_PER_NODE,
+// op_timeout_s from COMPOPT_MPI_TIMEOUT_S, gpus_per_node from COMPOPT_GPUS_PER_NODE
+// (or its older name COMPOPT_RANKS_PER_NODE),
 // pipeline_bytes from COMPOPT_MPI_PIPELINE_BYTES.
 MpiOptions mpi_options_from_env(MpiOptions defaults = {});
 

@@ -39,7 +39,7 @@ void run_nccl_rank(const tcp::TcpOptions& options, const std::function<void(Comm
       options, [&](Communicator& comm) { run_on_device(comm, device, options.op_timeout_s, fn); });
 }
 
-void run_nccl_threads(int ranks, int ranks_per_node, const std::function<void(Communicator&)>& fn,
+void run_nccl_threads(int ranks, int gpus_per_node, const std::function<void(Communicator&)>& fn,
                       tcp::TcpOptions base) {
   const int devices = cuda::device_count();
   if (devices == 0) throw cuda::CudaError(cuda::unavailable_reason());
@@ -51,7 +51,7 @@ void run_nccl_threads(int ranks, int ranks_per_node, const std::function<void(Co
   }
   const double timeout = base.op_timeout_s;
   tcp::run_tcp_threads(
-      ranks, ranks_per_node,
+      ranks, gpus_per_node,
       [&](Communicator& comm) { run_on_device(comm, comm.rank(), timeout, fn); }, std::move(base));
 }
 

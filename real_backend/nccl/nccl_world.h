@@ -6,7 +6,7 @@
 //
 //   run_nccl_rank(tcp_options_from_env(), fn)   one rank per process; device $LOCAL_RANK mod the
 //                                               device count
-//   run_nccl_threads(n, ranks_per_node, fn)     n ranks as threads, rank r on device r (tests;
+//   run_nccl_threads(n, gpus_per_node, fn)     n ranks as threads, rank r on device r (tests;
 //                                               needs n <= device count)
 //
 // fn's Communicator is an NcclCommunicator (nccl_communicator.h); its gpu() context is the one
@@ -24,7 +24,7 @@ namespace compopt::nccl {
 void run_nccl_rank(const tcp::TcpOptions& options, const std::function<void(Communicator&)>& fn);
 
 // Throws InvalidArgument when n exceeds the number of devices (NCCL needs one device per rank).
-void run_nccl_threads(int ranks, int ranks_per_node, const std::function<void(Communicator&)>& fn,
+void run_nccl_threads(int ranks, int gpus_per_node, const std::function<void(Communicator&)>& fn,
                       tcp::TcpOptions base = {});
 
 // "major.minor.patch" of the NCCL library loaded at run time.

@@ -26,7 +26,7 @@ class TcpBackend : public Backend {
 
 TcpOptions tcp_options_for(const WorldOptions& options) {
   TcpOptions tcp = options.ranks > 0 ? TcpOptions{} : tcp_options_from_env();
-  if (options.gpus_per_node > 0) tcp.ranks_per_node = options.gpus_per_node;
+  if (options.gpus_per_node > 0) tcp.gpus_per_node = options.gpus_per_node;
   if (options.op_timeout_s) tcp.op_timeout_s = *options.op_timeout_s;
   if (options.connect_timeout_s) tcp.connect_timeout_s = *options.connect_timeout_s;
   if (options.pipeline_bytes) tcp.pipeline_bytes = *options.pipeline_bytes;

@@ -50,8 +50,8 @@ void validate(const TcpOptions& o) {
   }
   if (o.token.find_first_of("\n\r") != std::string::npos)
     throw InvalidArgument("tcp: job token contains a newline");
-  if (o.ranks_per_node < 0)
-    throw InvalidArgument(fmt::format("tcp: ranks_per_node {}, expected >= 0", o.ranks_per_node));
+  if (o.gpus_per_node < 0)
+    throw InvalidArgument(fmt::format("tcp: gpus_per_node {}, expected >= 0", o.gpus_per_node));
   for (double t :
        {o.connect_timeout_s, o.op_timeout_s, o.peer_silence_timeout_s, o.heartbeat_interval_s}) {
     if (!(t > 0)) throw InvalidArgument(fmt::format("tcp: timeout {} s, expected > 0", t));

@@ -23,7 +23,7 @@ struct TcpOptions {
   std::string advertise_addr;             // address peers dial; default: listen_addr
   std::string token;                      // shared job secret; required, at least 16 characters
   std::string node_name;                  // ranks with equal names share a node; default: host name
-  int ranks_per_node = 0;                 // > 0 overrides node_name: node = rank / ranks_per_node
+  int gpus_per_node = 0;                  // > 0 overrides node_name: node = rank / gpus_per_node
   double connect_timeout_s = 60.0;        // rendezvous + mesh, as a whole
   double op_timeout_s = 300.0;            // one send/recv waiting longer fails
   double peer_silence_timeout_s =

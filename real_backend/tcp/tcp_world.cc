@@ -24,8 +24,8 @@ std::vector<int> node_ids(const TcpOptions& o, const std::vector<RankAddress>& t
   std::vector<int> nodes(table.size());
   std::map<std::string, int> ids;
   for (size_t r = 0; r < table.size(); ++r) {
-    if (o.ranks_per_node > 0) {
-      nodes[r] = static_cast<int>(r) / o.ranks_per_node;
+    if (o.gpus_per_node > 0) {
+      nodes[r] = static_cast<int>(r) / o.gpus_per_node;
     } else {
       nodes[r] = ids.emplace(table[r].node_name, static_cast<int>(ids.size())).first->second;
     }
@@ -147,18 +147,18 @@ void run_tcp_rank(const TcpOptions& options, const std::function<void(Communicat
   run_on(*transport, fn);
 }
 
-void run_tcp_threads(int ranks, int ranks_per_node, const std::function<void(Communicator&)>& fn,
+void run_tcp_threads(int ranks, int gpus_per_node, const std::function<void(Communicator&)>& fn,
                      TcpOptions base) {
   if (ranks < 1)
     throw InvalidArgument(fmt::format("tcp threads: {} ranks, expected at least 1", ranks));
-  if (ranks_per_node < 0) {
+  if (gpus_per_node < 0) {
     throw InvalidArgument(
-        fmt::format("tcp threads: ranks_per_node {}, expected >= 0", ranks_per_node));
+        fmt::format("tcp threads: gpus_per_node {}, expected >= 0", gpus_per_node));
   }
   if (base.token.empty()) base.token = random_job_token();
   base.world_size = ranks;
-  base.ranks_per_node = ranks_per_node;
-  if (ranks_per_node == 0) base.node_name = "node0";
+  base.gpus_per_node = gpus_per_node;
+  if (gpus_per_node == 0) base.node_name = "node0";
   base.master_port = 0;
 
   MasterPort master;

@@ -3,7 +3,7 @@
 //
 //   run_tcp_rank(tcp_options_from_env(), fn)   one rank per process, as started
 //                                              by `compopt launch` or by hand
-//   run_tcp_threads(n, ranks_per_node, fn)     n ranks as threads of this process,
+//   run_tcp_threads(n, gpus_per_node, fn)     n ranks as threads of this process,
 //                                              each with its own sockets (tests)
 //
 // Both connect (rendezvous + full mesh, see rendezvous.h and mesh.h), run fn on
@@ -31,7 +31,7 @@ std::unique_ptr<TcpTransport> connect_tcp(TcpOptions options,
 void run_tcp_rank(const TcpOptions& options, const std::function<void(Communicator&)>& fn);
 
 // `base` supplies timeouts etc.; rank, world size, port and (if empty) token are set here.
-void run_tcp_threads(int ranks, int ranks_per_node, const std::function<void(Communicator&)>& fn,
+void run_tcp_threads(int ranks, int gpus_per_node, const std::function<void(Communicator&)>& fn,
                      TcpOptions base = {});
 
 }  // namespace compopt::tcp

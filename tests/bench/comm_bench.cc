@@ -31,7 +31,7 @@ using Setup = std::function<std::function<void(std::vector<float>&)>(Communicato
 
 void run_collective(benchmark::State& state, const Setup& setup) {
   const auto d = static_cast<size_t>(state.range(0));
-  LocalWorld world({.ranks = kRanks, .ranks_per_node = kRanksPerNode});
+  LocalWorld world({.ranks = kRanks, .gpus_per_node = kRanksPerNode});
   for (auto _ : state) {
     std::atomic<double> seconds{0};
     world.run([&](Communicator& comm) {

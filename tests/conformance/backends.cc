@@ -4,10 +4,10 @@
 
 namespace compopt::testing {
 
-void ConformanceBackend::run(int ranks, int ranks_per_node, const WorldFn& fn) const {
+void ConformanceBackend::run(int ranks, int gpus_per_node, const WorldFn& fn) const {
   WorldOptions options;
   options.ranks = ranks;
-  options.gpus_per_node = ranks_per_node;
+  options.gpus_per_node = gpus_per_node;
   options.op_timeout_s = 20.0;
   options.connect_timeout_s = 20.0;
   options.linger_s = 5.0;

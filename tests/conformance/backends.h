@@ -17,10 +17,10 @@ struct ConformanceBackend {
   std::string name;
   const BackendEntry* entry = nullptr;
 
-  // Runs fn on `ranks` ranks (node = rank / ranks_per_node; 0 = one node) with short timeouts
+  // Runs fn on `ranks` ranks (node = rank / gpus_per_node; 0 = one node) with short timeouts
   // (a conformance failure must fail fast, not hang) and ring pieces of 20 bytes (the suite's
   // element counts exercise the pipelined ring, ring_shift.h); rethrows the first failure.
-  void run(int ranks, int ranks_per_node, const WorldFn& fn) const;
+  void run(int ranks, int gpus_per_node, const WorldFn& fn) const;
 };
 
 const std::vector<ConformanceBackend>& conformance_backends();

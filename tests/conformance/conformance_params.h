@@ -51,8 +51,8 @@ class ConformanceTest : public ::testing::TestWithParam<GridPoint> {
   const ConformanceBackend& backend() const { return conformance_backends()[GetParam().backend]; }
   int ranks() const { return GetParam().ranks; }
   size_t count() const { return GetParam().count; }
-  void run(const std::function<void(Communicator&)>& fn, int ranks_per_node = 0) const {
-    backend().run(ranks(), ranks_per_node, fn);
+  void run(const std::function<void(Communicator&)>& fn, int gpus_per_node = 0) const {
+    backend().run(ranks(), gpus_per_node, fn);
   }
 };
 

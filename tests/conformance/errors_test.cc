@@ -15,15 +15,15 @@ using ::testing::HasSubstr;
 
 class ErrorConformance : public ::testing::TestWithParam<size_t> {
  protected:
-  void run(int ranks, const std::function<void(Communicator&)>& fn, int ranks_per_node = 0) const {
-    conformance_backends()[GetParam()].run(ranks, ranks_per_node, fn);
+  void run(int ranks, const std::function<void(Communicator&)>& fn, int gpus_per_node = 0) const {
+    conformance_backends()[GetParam()].run(ranks, gpus_per_node, fn);
   }
   // Runs fn and returns the message of the error it must raise.
   template <typename Error>
   std::string error_of(int ranks, const std::function<void(Communicator&)>& fn,
-                       int ranks_per_node = 0) const {
+                       int gpus_per_node = 0) const {
     try {
-      run(ranks, fn, ranks_per_node);
+      run(ranks, fn, gpus_per_node);
     } catch (const Error& e) {
       return e.what();
     } catch (const std::exception& e) {
@@ -145,7 +145,7 @@ TEST(LocalWorldTest, RejectsZeroRanks) {
   } catch (const InvalidArgument& e) {
     EXPECT_THAT(e.what(), HasSubstr("0 ranks, expected at least 1"));
   }
-  EXPECT_THROW(LocalWorld({.ranks = 2, .ranks_per_node = -1}), InvalidArgument);
+  EXPECT_THROW(LocalWorld({.ranks = 2, .gpus_per_node = -1}), InvalidArgument);
 }
 
 TEST(LocalWorldTest, RecvTimesOutInsteadOfHanging) {

@@ -29,13 +29,13 @@ HierarchicalGroups HierarchicalGroups::split(Communicator& world) {
   return groups;
 }
 
-size_t hierarchical_padded_length(size_t d, int nodes, int ranks_per_node) {
-  return compressed_padded_length(d, nodes * ranks_per_node);
+size_t hierarchical_padded_length(size_t d, int nodes, int gpus_per_node) {
+  return compressed_padded_length(d, nodes * gpus_per_node);
 }
 
 CompressedAllreduceState hierarchical_state(size_t d, const HierarchicalGroups& groups) {
-  const size_t padded = hierarchical_padded_length(d, groups.nodes(), groups.ranks_per_node());
-  return CompressedAllreduceState(padded / static_cast<size_t>(groups.ranks_per_node()),
+  const size_t padded = hierarchical_padded_length(d, groups.nodes(), groups.gpus_per_node());
+  return CompressedAllreduceState(padded / static_cast<size_t>(groups.gpus_per_node()),
                                   groups.nodes());
 }
 
@@ -46,7 +46,7 @@ void hierarchical_compressed_allreduce_mean(HierarchicalGroups& groups, std::spa
   Communicator& intra = *groups.intra;
   Communicator& inter = *groups.inter;
   TrafficCounters::Scope scope(intra.traffic(), "hierarchical_allreduce");
-  const int nodes = groups.nodes(), per_node = groups.ranks_per_node();
+  const int nodes = groups.nodes(), per_node = groups.gpus_per_node();
   const size_t padded = hierarchical_padded_length(data.size(), nodes, per_node);
   const size_t shard_len = padded / static_cast<size_t>(per_node);
   const size_t chunk = shard_len / static_cast<size_t>(nodes);

@@ -29,10 +29,10 @@ struct HierarchicalGroups {
   // same number of ranks.
   static HierarchicalGroups split(Communicator& world);
   int nodes() const { return inter->size(); }
-  int ranks_per_node() const { return intra->size(); }
+  int gpus_per_node() const { return intra->size(); }
 };
 
-size_t hierarchical_padded_length(size_t d, int nodes, int ranks_per_node);
+size_t hierarchical_padded_length(size_t d, int nodes, int gpus_per_node);
 
 // ShardTransform (communicator.h) runs on this rank's shard after the intra-node
 // averaging; `offset` is the shard's first element in the padded vector. It may

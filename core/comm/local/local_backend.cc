@@ -17,7 +17,7 @@ class LocalBackend : public Backend {
       throw InvalidArgument(fmt::format("backend 'local': unknown setting '{}', expected none",
                                         options.extras.begin()->first));
     }
-    LocalWorldOptions local{.ranks = options.ranks, .ranks_per_node = options.gpus_per_node};
+    LocalWorldOptions local{.ranks = options.ranks, .gpus_per_node = options.gpus_per_node};
     if (options.op_timeout_s) local.recv_timeout_s = *options.op_timeout_s;
     if (options.pipeline_bytes) local.pipeline_bytes = *options.pipeline_bytes;
     LocalWorld(local).run(fn);

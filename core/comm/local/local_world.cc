@@ -32,7 +32,7 @@ class LocalWorld::Impl {
         start_(Clock::now()) {}
 
   int node_of(int rank) const {
-    return options_.ranks_per_node > 0 ? rank / options_.ranks_per_node : 0;
+    return options_.gpus_per_node > 0 ? rank / options_.gpus_per_node : 0;
   }
 
   void post(int src, int dst, Channel channel, std::span<const std::byte> data) {
@@ -143,9 +143,9 @@ LocalWorld::LocalWorld(LocalWorldOptions options) : options_(options) {
     throw InvalidArgument(
         fmt::format("local world: {} ranks, expected at least 1", options_.ranks));
   }
-  if (options_.ranks_per_node < 0) {
-    throw InvalidArgument(fmt::format(
-        "local world: ranks_per_node {}, expected >= 0 (0 = one node)", options_.ranks_per_node));
+  if (options_.gpus_per_node < 0) {
+    throw InvalidArgument(fmt::format("local world: gpus_per_node {}, expected >= 0 (0 = one node)",
+                                      options_.gpus_per_node));
   }
   if (!(options_.recv_timeout_s > 0)) {
     throw InvalidArgument(
@@ -182,8 +182,8 @@ void LocalWorld::run(const std::function<void(Communicator&)>& fn) {
     std::rethrow_exception(errors[static_cast<size_t>(impl_->failed_rank())]);
 }
 
-void run_local(int ranks, const std::function<void(Communicator&)>& fn, int ranks_per_node) {
-  LocalWorld world({.ranks = ranks, .ranks_per_node = ranks_per_node});
+void run_local(int ranks, const std::function<void(Communicator&)>& fn, int gpus_per_node) {
+  LocalWorld world({.ranks = ranks, .gpus_per_node = gpus_per_node});
   world.run(fn);
 }
 

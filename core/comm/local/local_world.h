@@ -18,14 +18,14 @@ namespace compopt {
 
 struct LocalWorldOptions {
   int ranks = 1;
-  int ranks_per_node = 0;  // 0: all ranks on one node; else node = rank / ranks_per_node
+  int gpus_per_node = 0;  // 0: all ranks on one node; else node = rank / gpus_per_node
   double recv_timeout_s = 120.0;
   size_t pipeline_bytes = 0;  // Transport::pipeline_bytes() of every rank (0: whole blocks)
 };
 
 class LocalWorld {
  public:
-  // Throws InvalidArgument for ranks < 1 or ranks_per_node < 0.
+  // Throws InvalidArgument for ranks < 1 or gpus_per_node < 0.
   explicit LocalWorld(LocalWorldOptions options);
   ~LocalWorld();
 
@@ -41,7 +41,7 @@ class LocalWorld {
   std::unique_ptr<Impl> impl_;
 };
 
-// Convenience: LocalWorld({ranks, ranks_per_node}).run(fn).
-void run_local(int ranks, const std::function<void(Communicator&)>& fn, int ranks_per_node = 0);
+// Convenience: LocalWorld({ranks, gpus_per_node}).run(fn).
+void run_local(int ranks, const std::function<void(Communicator&)>& fn, int gpus_per_node = 0);
 
 }  // namespace compopt

@@ -102,7 +102,7 @@ TEST(CompressedChannelOverride, OptimizersUseTheCommunicatorsCollectives) {
         for (int step = 0; step < 2; ++step) birder->step(x, g, comm);
         EXPECT_EQ(comm.hierarchical_calls, 2);
       },
-      /*ranks_per_node=*/2);
+      /*gpus_per_node=*/2);
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ struct RunConfig {
   HyperParamMap params;
   ParamLayout layout;
   int ranks = 1;
-  int ranks_per_node = 0;
+  int gpus_per_node = 0;
   int steps = 3;
   GradFn grad = test_grad;
 };
@@ -76,7 +76,7 @@ inline History run_optimizer(const RunConfig& cfg) {
           hist[s][comm.rank()] = x;
         }
       },
-      cfg.ranks_per_node);
+      cfg.gpus_per_node);
   return hist;
 }
 

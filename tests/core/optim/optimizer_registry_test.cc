@@ -35,7 +35,7 @@ History run(const std::string& name, HyperParamMap params, int ranks = 2) {
   cfg.params = std::move(params);
   cfg.layout = ParamLayout::from_sizes({{"a", 5}, {"b", 11}});
   cfg.ranks = ranks;
-  cfg.ranks_per_node = 1;
+  cfg.gpus_per_node = 1;
   cfg.steps = 3;
   return run_optimizer(cfg);
 }

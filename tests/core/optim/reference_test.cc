@@ -54,8 +54,8 @@ class Reference : public ::testing::TestWithParam<int> {
  protected:
   int n() const { return GetParam(); }
   History run(const std::string& name, HyperParamMap hp,
-              ParamLayout layout = ParamLayout::single(kD), int ranks_per_node = 0) {
-    return run_optimizer({name, std::move(hp), std::move(layout), n(), ranks_per_node, kSteps});
+              ParamLayout layout = ParamLayout::single(kD), int gpus_per_node = 0) {
+    return run_optimizer({name, std::move(hp), std::move(layout), n(), gpus_per_node, kSteps});
   }
 };
 

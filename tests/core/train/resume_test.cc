@@ -147,7 +147,7 @@ class ResumeTest : public ::testing::TestWithParam<Case> {
     } else {
       out.result =
           train_local(task_, factory(), options(checkpoint_every),
-                      {.ranks = kRanks, .ranks_per_node = kRanksPerNode}, hooks, checkpoints);
+                      {.ranks = kRanks, .gpus_per_node = kRanksPerNode}, hooks, checkpoints);
     }
     return out;
   }
@@ -265,7 +265,7 @@ class ResumeMismatch : public ::testing::Test {
       if (c.step == 5) checkpoint_ = c;
     };
     train_local(task_, factory("onebit-adam", {{"freeze_step", "3"}}), options_,
-                {.ranks = kRanks, .ranks_per_node = kRanksPerNode}, {}, keep);
+                {.ranks = kRanks, .gpus_per_node = kRanksPerNode}, {}, keep);
   }
   static OptimizerFactory factory(const std::string& name, HyperParamMap hp) {
     hp.emplace("lr", "0.05");

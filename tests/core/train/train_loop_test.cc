@@ -143,7 +143,7 @@ TEST_P(BitIdentical, AllRanksHoldTheSameParamsAfterEveryStep) {
   const int ranks = 4;
   train_local(task, factory(GetParam(), hp),
               {.batch_per_rank = 16, .steps = 12, .eval_every = 4, .seed = 2},
-              {.ranks = ranks, .ranks_per_node = 2}, hooks);
+              {.ranks = ranks, .gpus_per_node = 2}, hooks);
   ASSERT_EQ(by_step.size(), 12u);
   for (const auto& [step, params] : by_step) {
     ASSERT_EQ(params.size(), static_cast<size_t>(ranks));
