@@ -88,8 +88,9 @@ void run(const Options& o) {
       load_sweep_config(o.config, o.sets);  // all bad input fails here, exit 2
   const std::vector<sim::Scenario>& scenarios = config.scenarios;
   const int jobs = parallel_jobs(o.jobs);
-  check_simulation_memory(largest_gpus(scenarios), std::min<int>(jobs, scenarios.size()),
-                          "sweep.gpus", MemoryBudget::of_this_machine());
+  check_simulation_memory(largest_gpus(scenarios),
+                          std::min(jobs, static_cast<int>(scenarios.size())), "sweep.gpus",
+                          MemoryBudget::of_this_machine());
   RunDirectory dir("sweep", o.out, out_mode(o.overwrite));
   fmt::print("compopt sweep: {} scenarios from {}, {} at a time\n", scenarios.size(), o.config,
              jobs);

@@ -167,6 +167,7 @@ MarkdownTable speedup_table(const ThroughputMap& throughput) {
 std::string run_scalability_study(const StudyContext& context) {
   const std::vector<Point> points = scalability_points();
   std::vector<sim::Scenario> scenarios;
+  scenarios.reserve(points.size());
   for (const Point& p : points) scenarios.push_back(scenario_of(p));
   const std::vector<StageTimings> timings = simulate_scenarios(scenarios, context.jobs);
   CsvWriter csv(scalability_schema());
