@@ -28,7 +28,7 @@ namespace compopt::cli {
 namespace {
 
 const std::vector<std::string> kTables = {"run", "task", "optimizer", "schedule"};
-// Backends `compopt train` runs on (BackendTraits::trains), or the others (later issues).
+// The backends `compopt train` runs on (BackendTraits::trains), or the ones it does not.
 std::vector<std::string> train_backends(bool trains) {
   std::vector<std::string> out;
   for (const auto& b : backend_registry().entries()) {
@@ -179,8 +179,8 @@ void resolve_backend(HyperParams& hp, TrainConfig& c) {
   c.backend = hp.choice("run.backend", "local", backend_registry().names());
   if (!backend_registry().get(c.backend).traits.trains) {
     hp.fail(
-        fmt::format("key 'run.backend' = '{}': compopt train cannot run on that backend yet; built "
-                    "backends for train: {} ({} are later issues)",
+        fmt::format("key 'run.backend' = '{}': compopt train runs on {} only ({} run the "
+                    "collectives and comm-bench, not training)",
                     c.backend, join(train_backends(true)), join(train_backends(false))));
   }
 }

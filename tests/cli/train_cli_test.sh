@@ -57,7 +57,7 @@ expect_error "gpus_per_node" "key 'run.gpus_per_node' = 3" "$WORK/quad.toml" --s
 expect_error "ranks_per_node alias" "key 'run.gpus_per_node' = 3" "$WORK/quad.toml" --set run.ranks_per_node=3
 expect_error "set without =" "--set 'run.steps': expected key=value" "$WORK/quad.toml" --set run.steps
 expect_error "batch too large" "run.batch_per_rank" "$WORK/quad.toml" --set run.batch_per_rank=1000000
-expect_error "unbuilt backend" "built backends for train: local, sim" "$WORK/quad.toml" --set run.backend=mpi
+expect_error "unbuilt backend" "compopt train runs on local, sim only" "$WORK/quad.toml" --set run.backend=mpi
 expect_error "unknown cluster" "run.cluster" "$WORK/quad.toml" --set run.backend=sim --set run.cluster=nope
 expect_error "ranks do not fill nodes" "run.cluster" "$WORK/quad.toml" --set run.backend=sim --set run.ranks=6
 expect_error "missing config" "nope.toml" "$WORK/nope.toml"
