@@ -80,7 +80,7 @@ std::vector<Variant> variants() {
       return [compressor, state](Communicator& c, std::vector<float>& x, uint64_t step) {
         if (state->worker.size() == 0 && !x.empty())
           *state = CompressedAllreduceState(x.size(), c.size());
-        compressed_allreduce_mean(c, x, *compressor, *state, RandomKey{.seed = 7, .step = step});
+        c.compressed_allreduce(x, *compressor, *state, RandomKey{.seed = 7, .step = step});
       };
     };
   };
@@ -104,10 +104,10 @@ std::vector<Variant> variants() {
          auto groups = std::make_shared<HierarchicalGroups>(HierarchicalGroups::split(comm));
          auto compressor = std::shared_ptr<Compressor>(make_compressor("sign"));
          auto state = std::make_shared<CompressedAllreduceState>();
-         return [groups, compressor, state](Communicator&, std::vector<float>& x, uint64_t step) {
+         return [groups, compressor, state](Communicator& c, std::vector<float>& x, uint64_t step) {
            if (state->worker.size() == 0) *state = hierarchical_state(x.size(), *groups);
-           hierarchical_compressed_allreduce_mean(*groups, x, *compressor, *state,
-                                                  RandomKey{.seed = 7, .step = step});
+           c.hierarchical_compressed_allreduce(*groups, x, *compressor, *state,
+                                               RandomKey{.seed = 7, .step = step});
          };
        }},
   };

@@ -80,10 +80,10 @@ RoundTiming time_full_collective(Communicator& comm, const Stage& stage, const W
       comm.allreduce(x, ReduceOp::kMean, precision);
       break;
     case CommScheme::kCompressedFlat:
-      compressed_allreduce_mean(comm, x, *codec, state, RandomKey{.seed = 1});
+      comm.compressed_allreduce(x, *codec, state, RandomKey{.seed = 1});
       break;
     case CommScheme::kCompressedHierarchical:
-      hierarchical_compressed_allreduce_mean(*groups, x, *codec, state, RandomKey{.seed = 1});
+      comm.hierarchical_compressed_allreduce(*groups, x, *codec, state, RandomKey{.seed = 1});
       break;
   }
   return {.seconds = comm.now() - start,
