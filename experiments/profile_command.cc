@@ -61,7 +61,7 @@ void run_profile(const Options& o) {
     std::string csv = sim::scenario_csv_header();
     for (const sim::StageTiming& t : timings) {
       print_breakdown(config, t);
-      csv += sim::scenario_csv_row(o.scenario, config, t);
+      csv += sim::scenario_csv_row(config, t);
     }
     dir.write_file("profile.csv", csv);
     dir.write_run_json({{"workload", config.workload.name},
