@@ -118,8 +118,9 @@ void run(const Options& o) {
   const std::vector<sim::Scenario>& scenarios = config.scenarios;
   const std::vector<size_t> mine = scenarios_of_rank(scenarios.size(), world);
   const int jobs = jobs_per_rank(o.jobs, world);
-  check_simulation_memory(largest_gpus(scenarios),
-                          std::max(1, std::min(jobs, static_cast<int>(mine.size()))), "sweep.gpus",
+  // The job's ranks on this machine share its memory.
+  const int at_once = std::max(1, std::min(jobs, static_cast<int>(mine.size()))) * world.local_size;
+  check_simulation_memory(largest_gpus(scenarios), at_once, "sweep.gpus",
                           MemoryBudget::of_this_machine());
   if (world.rank != 0) {  // a further MPI rank: simulate its share, send it to rank 0
     gather_results(world, scenarios.size(), run_share(scenarios, mine, jobs, world));

@@ -141,7 +141,7 @@ std::string header(const Summary& s, const std::vector<size_t>& varying) {
 std::string optimizer_cell(const Group& g, const Summary& s, size_t o) {
   const auto mine = g.step_s.find(s.optimizers[o].name);
   if (mine == g.step_s.end()) return "-";
-  const std::string ms = format_ms(mine->second);
+  std::string ms = format_ms(mine->second);
   const auto base = g.step_s.find(s.optimizers[s.baseline].name);
   if (o == s.baseline || base == g.step_s.end() || mine->second <= 0) return ms;
   return fmt::format("{} ({:.2f}x)", ms, base->second / mine->second);
