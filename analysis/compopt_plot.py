@@ -356,9 +356,9 @@ def run_main(module, argv=None):
     """`python3 analysis/plot_<study>.py RUN_DIR`: returns the exit code."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1 or argv[0] in ("-h", "--help"):
-        sys.stderr.write("usage: %s RUN_DIR\n  reads RUN_DIR/%s/*.csv, writes "
-                         "RUN_DIR/figures/%s.png and .pdf\n"
-                         % (os.path.basename(sys.argv[0]), module.STUDY, module.STUDY))
+        sources = os.path.join("RUN_DIR", getattr(module, "FOLDER", module.STUDY), "*.csv")
+        sys.stderr.write("usage: %s RUN_DIR\n  reads %s, writes RUN_DIR/figures/%s.png and .pdf\n"
+                         % (os.path.basename(sys.argv[0]), sources, module.STUDY))
         return 0 if argv and argv[0] in ("-h", "--help") else 2
     run_dir = argv[0]
     if not os.path.isdir(run_dir):

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Draws every figure of a `compopt reproduce` run directory whose CSVs exist.
+"""Draws every figure of a `compopt reproduce` run directory whose CSVs exist, or the
+speedup figure of a `compopt sweep` run directory.
 
 Usage: python3 analysis/plot_all.py RUN_DIR
 For each study with RUN_DIR/<study>/<its CSV>, runs analysis/plot_<study>.py's
 plot() and writes RUN_DIR/figures/<study>.png and .pdf; studies without their CSV
-are skipped with a message. Prints every file written. Exit code: 0 when every
+are skipped with a message. A directory with RUN_DIR/sweep.csv gets plot_sweep.py's
+figure instead. Prints every file written. Exit code: 0 when every
 figure that was attempted was written (or none had data), 1 when any failed
 (each failure is reported on one line naming the file, column and line of a bad
 CSV), 2 on a usage error or a missing run directory.
@@ -20,6 +22,12 @@ STUDIES = ["variance", "convergence", "lamb", "volume", "profile", "scalability"
            "hierarchical", "break_even"]
 
 
+def studies_of(run_dir):
+    """A `compopt sweep` run directory (sweep.csv at its top) has one figure, plot_sweep's;
+    a `compopt reproduce` one has a folder per study."""
+    return ["sweep"] if os.path.isfile(os.path.join(run_dir, "sweep.csv")) else STUDIES
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] in ("-h", "--help"):
         sys.stderr.write("usage: plot_all.py RUN_DIR\n  draws RUN_DIR/figures/<study>.png and .pdf "
@@ -30,12 +38,13 @@ def main(argv):
         sys.stderr.write("error: %s: no such run directory\n" % run_dir)
         return 2
     drawn, skipped, failed = [], [], []
-    for study in STUDIES:
+    for study in studies_of(run_dir):
         module = importlib.import_module("plot_" + study)
+        folder = getattr(module, "FOLDER", study)
         missing = [name for name in module.REQUIRED
-                   if not os.path.isfile(cp.study_csv(run_dir, study, name))]
+                   if not os.path.isfile(cp.study_csv(run_dir, folder, name))]
         if missing:
-            print("skip %s: no %s" % (study, ", ".join(os.path.join(study, m) for m in missing)))
+            print("skip %s: no %s" % (study, ", ".join(os.path.join(folder, m) for m in missing)))
             skipped.append(study)
             continue
         code, result = cp.draw(module, run_dir)

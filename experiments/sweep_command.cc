@@ -1,14 +1,17 @@
 // `compopt sweep`: what-if study over a TOML config (workload, cluster, sweep
 // axes), each scenario simulated by the step simulator in its own forked
 // process (SimGrid allows one engine per process), all cores at once. Writes
-// sweep.csv (one row per scenario and optimizer stage) and run.json; bad input
-// fails before any work with exit code 2 and leaves earlier results untouched.
+// sweep.csv (one row per scenario and optimizer stage) and run.json, and prints
+// the speedup table of sweep_summary.h; bad input fails before any work with
+// exit code 2 and leaves earlier results untouched. Under mpirun the scenarios
+// spread over the ranks (sweep_distribution.h) and rank 0 writes the results.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "core/util/error.h"
 #include "experiments/commands.h"
@@ -17,6 +20,8 @@
 #include "experiments/option_ranges.h"
 #include "experiments/run_directory.h"
 #include "experiments/sweep_config.h"
+#include "experiments/sweep_distribution.h"
+#include "experiments/sweep_summary.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/workload.h"
 #include "sim/scenario.h"
@@ -34,45 +39,56 @@ struct Options {
 
 class Progress {
  public:
-  explicit Progress(size_t total) : total_(total), tty_(isatty(fileno(stderr)) != 0) {}
+  Progress(size_t total, std::string prefix)
+      : total_(total), prefix_(std::move(prefix)), tty_(isatty(fileno(stderr)) != 0) {}
   void done(const sim::Scenario& s) {
     ++done_;
     if (tty_) {
       const size_t width = 30, filled = width * done_ / total_;
-      fmt::print(stderr, "\r[{}{}] {}/{} scenarios", std::string(filled, '#'),
+      fmt::print(stderr, "\r{}[{}{}] {}/{} scenarios", prefix_, std::string(filled, '#'),
                  std::string(width - filled, ' '), done_, total_);
       if (done_ == total_) fmt::print(stderr, "\n");
     } else {
-      fmt::print(stderr, "scenario {}/{} done: {} {} gpus={}\n", done_, total_, s.workload,
-                 s.optimizer, s.gpus);
+      fmt::print(stderr, "{}scenario {}/{} done: {} {} gpus={}\n", prefix_, done_, total_,
+                 s.workload, s.optimizer, s.gpus);
     }
   }
 
  private:
   size_t total_, done_ = 0;
+  std::string prefix_;
   bool tty_;
 };
 
-// Simulates every scenario in its own forked process, `jobs` at a time; returns
-// their CSV rows in order.
-std::vector<std::string> run_all(const std::vector<sim::Scenario>& scenarios, int jobs) {
-  Progress progress(scenarios.size());
-  return run_forked({.count = scenarios.size(),
+// What a forked scenario sends back: its sweep.csv rows and their values for the summary.
+std::string simulate_scenario(const sim::Scenario& scenario) {
+  const sim::StepConfig config = sim::resolve_scenario(scenario);
+  std::string csv;
+  std::vector<SweepRow> rows;
+  for (const auto& t : sim::simulate_step(config)) {
+    csv += sim::scenario_csv_row(config, t);
+    rows.push_back(sweep_row(config, t));
+  }
+  return nlohmann::json{{"csv", csv}, {"rows", rows}}.dump();
+}
+
+// Simulates the scenarios `indexes` each in its own forked process, `jobs` at a time; returns
+// their results (simulate_scenario) in that order.
+std::vector<std::string> run_share(const std::vector<sim::Scenario>& scenarios,
+                                   const std::vector<size_t>& indexes, int jobs,
+                                   const SweepWorld& world) {
+  Progress progress(indexes.size(),
+                    world.size > 1 ? fmt::format("rank {}/{}: ", world.rank, world.size) : "");
+  const auto scenario = [&](size_t k) -> const sim::Scenario& { return scenarios[indexes[k]]; };
+  return run_forked({.count = indexes.size(),
                      .parallel = jobs,
-                     .work =
-                         [&](size_t i) {
-                           const sim::StepConfig config = sim::resolve_scenario(scenarios[i]);
-                           std::string text;
-                           for (const auto& t : sim::simulate_step(config))
-                             text += sim::scenario_csv_row(config, t);
-                           return text;
-                         },
+                     .work = [&](size_t k) { return simulate_scenario(scenario(k)); },
                      .describe =
-                         [&](size_t i) {
-                           return fmt::format("scenario {} ({} on {} GPUs)", i + 1,
-                                              scenarios[i].optimizer, scenarios[i].gpus);
+                         [&](size_t k) {
+                           return fmt::format("scenario {} ({} on {} GPUs)", indexes[k] + 1,
+                                              scenario(k).optimizer, scenario(k).gpus);
                          },
-                     .on_done = [&](size_t i) { progress.done(scenarios[i]); }});
+                     .on_done = [&](size_t k) { progress.done(scenario(k)); }});
 }
 
 // The largest GPU count of the scenarios (each already checked by load_sweep_config).
@@ -83,28 +99,49 @@ int largest_gpus(const std::vector<sim::Scenario>& scenarios) {
   return gpus;
 }
 
+// sweep.csv from the scenarios' results in order; appends their values to `rows`.
+std::string sweep_csv(const std::vector<std::string>& results, std::vector<SweepRow>& rows) {
+  std::string csv = sim::scenario_csv_header();
+  for (const std::string& text : results) {
+    const nlohmann::json result = nlohmann::json::parse(text);
+    csv += result.at("csv").get<std::string>();
+    for (const SweepRow& row : result.at("rows").get<std::vector<SweepRow>>()) rows.push_back(row);
+  }
+  return csv;
+}
+
 void run(const Options& o) {
+  const SweepWorld world = sweep_world_from_env();
+  check_sweep_world(world);
   const SweepConfig config =
       load_sweep_config(o.config, o.sets);  // all bad input fails here, exit 2
   const std::vector<sim::Scenario>& scenarios = config.scenarios;
-  const int jobs = parallel_jobs(o.jobs);
-  check_simulation_memory(largest_gpus(scenarios),
-                          std::min(jobs, static_cast<int>(scenarios.size())), "sweep.gpus",
+  const std::vector<size_t> mine = scenarios_of_rank(scenarios.size(), world);
+  const int jobs = jobs_per_rank(o.jobs, world);
+  // The job's ranks on this machine share its memory.
+  const int at_once = std::max(1, std::min(jobs, static_cast<int>(mine.size()))) * world.local_size;
+  check_simulation_memory(largest_gpus(scenarios), at_once, "sweep.gpus",
                           MemoryBudget::of_this_machine());
+  if (world.rank != 0) {  // a further MPI rank: simulate its share, send it to rank 0
+    gather_results(world, scenarios.size(), run_share(scenarios, mine, jobs, world));
+    return;
+  }
   RunDirectory dir("sweep", o.out, out_mode(o.overwrite));
-  fmt::print("compopt sweep: {} scenarios from {}, {} at a time\n", scenarios.size(), o.config,
-             jobs);
+  fmt::print("compopt sweep: {} scenarios from {}, {} at a time{}\n", scenarios.size(), o.config,
+             jobs, world.size > 1 ? fmt::format(" on each of {} MPI ranks", world.size) : "");
   dir.write_run_json({{"config_file", o.config},
                       {"config", config.resolved},
                       {"scenarios", scenarios.size()},
-                      {"backend", "sim"}});
+                      {"backend", "sim"},
+                      {"ranks", world.size}});
+  std::vector<SweepRow> rows;
   dir.run([&] {
-    std::string csv = sim::scenario_csv_header();
-    for (const std::string& rows : run_all(scenarios, jobs)) csv += rows;
-    dir.write_file("sweep.csv", csv);
+    std::vector<std::string> results = run_share(scenarios, mine, jobs, world);
+    if (world.size > 1) results = gather_results(world, scenarios.size(), results);
+    dir.write_file("sweep.csv", sweep_csv(results, rows));
   });
-  fmt::print("wrote {}/sweep.csv ({} scenarios) and run.json\n", dir.path().string(),
-             scenarios.size());
+  fmt::print("\n{}\nwrote {}/sweep.csv ({} scenarios) and run.json\n", sweep_summary(rows),
+             dir.path().string(), scenarios.size());
 }
 
 }  // namespace
@@ -116,7 +153,9 @@ void register_sweep_command(CLI::App& app) {
   cmd->add_option("config", o->config, "TOML config (see experiments/configs/sweep_*.toml)")
       ->required();
   cmd->add_option("--set", o->sets, "override a config key, e.g. --set sweep.gpus=[8,16]");
-  cmd->add_option("--jobs", o->jobs, "parallel scenarios (0 = all cores)")
+  cmd->add_option(
+         "--jobs", o->jobs,
+         "parallel scenarios on each MPI rank (0 = the cores, shared by the machine's ranks)")
       ->check(in_range("--jobs", 0, kMaxJobs, "processes at once, 0 = all cores"))
       ->capture_default_str();
   cmd->add_option("--out", o->out, "run directory (default runs/sweep-<time>)");
