@@ -43,9 +43,13 @@ json metadata(const char* name, Track track, json args) {
 }
 
 // The rank's phases of one collective that starts at `base_s`, clipped to `end_s`
-// (the slowest rank's end), one level below the span that holds them.
-void add_phases(json& events, const std::vector<PhaseSpan>& spans, double base_s, double end_s,
+// (the slowest rank's end), one level below the span that holds them. Sorted by
+// start, holders first: viewers nest spans of equal start in file order.
+void add_phases(json& events, std::vector<PhaseSpan> spans, double base_s, double end_s,
                 Track track) {
+  std::stable_sort(spans.begin(), spans.end(), [](const PhaseSpan& a, const PhaseSpan& b) {
+    return a.start_s != b.start_s ? a.start_s < b.start_s : a.depth < b.depth;
+  });
   for (const PhaseSpan& p : spans) {
     events.push_back(span(p.name, "comm phase", std::min(base_s + p.start_s, end_s),
                           std::min(base_s + p.end_s, end_s), track, {{"level", p.depth + 1}}));

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -81,6 +82,17 @@ void expect_trace_event_format(const json& trace) {
       ASSERT_TRUE(e["dur"].is_number()) << e;
       EXPECT_GE(e["dur"].get<double>(), 0.0) << e;
       EXPECT_GE(e["ts"].get<double>(), 0.0) << e;
+    }
+  }
+  // Spans that start together come holder first in the file (viewers nest them in file order).
+  std::map<std::tuple<int, int, double>, double> last_dur;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const auto key =
+        std::make_tuple(e["pid"].get<int>(), e["tid"].get<int>(), e["ts"].get<double>());
+    const auto [it, fresh] = last_dur.emplace(key, e["dur"].get<double>());
+    if (!fresh) {
+      EXPECT_LE(e["dur"].get<double>(), std::exchange(it->second, e["dur"].get<double>())) << e;
     }
   }
   // Spans of one track either nest or follow each other.
