@@ -23,6 +23,7 @@
 #include "experiments/sweep_config.h"
 #include "net_models/calibration_rows.h"
 #include "net_models/cluster_presets.h"
+#include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
 #include "sim/scenario.h"
 #include "sim/step_trace.h"
@@ -94,19 +95,27 @@ void run_profile(const Options& o) {
   dir.run([&] {
     const net::ClusterSpec& k = config.cluster;
     fmt::print(
-        "compopt profile: {} on {} ({} nodes x {} GPUs, {}, NIC {} Gbit/s between nodes, {:.6g} "
-        "Gbit/s effective at efficiency {}), {}, batch {} x {} accumulation{}\n\n",
-        config.workload.name, k.name, k.nodes, k.gpus_per_node, net::topology_name(k.topology),
-        k.inter_node_gbps, k.inter_node_gbps * k.inter_node_efficiency, k.inter_node_efficiency,
-        config.optimizer, config.batch_per_gpu, config.grad_accum,
-        config.overlap ? ", overlapped buckets" : "");
+        "compopt profile: {} on {} ({} nodes x {} {}, {}, NIC {} Gbit/s between nodes, {:.6g} "
+        "Gbit/s effective at efficiency {}), {}, batch {} x {} accumulation{}\n",
+        config.workload.name, k.name, k.nodes, k.gpus_per_node, k.gpu.name,
+        net::topology_name(k.topology), k.inter_node_gbps,
+        k.inter_node_gbps * k.inter_node_efficiency, k.inter_node_efficiency, config.optimizer,
+        config.batch_per_gpu, config.grad_accum, config.overlap ? ", overlapped buckets" : "");
+    fmt::print("compute: {} in {} on {} at {:.1f}% of its peak ({:.0f} TFLOP/s)\n\n",
+               fmt::format("{:.1f} GFLOP/sample", (config.workload.forward_flops_per_sample +
+                                                   config.workload.backward_flops()) /
+                                                      1e9),
+               net::precision_name(config.workload.compute_precision), k.gpu.name,
+               100 * timings.front().compute_utilization,
+               timings.front().compute_utilization *
+                   k.gpu.peak_flops(config.workload.compute_precision) / 1e12);
     fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
                "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
                "samples/s");
     std::string csv = sim::scenario_csv_header();
     for (const sim::StageTiming& t : timings) {
       print_breakdown(config, t);
-      csv += sim::scenario_csv_row(o.scenario, config, t);
+      csv += sim::scenario_csv_row(config, t);
     }
     dir.write_file("profile.csv", csv);
     if (o.trace) trace_path = write_trace(o, config, timings, phases, dir);
@@ -116,6 +125,7 @@ void run_profile(const Options& o) {
                         {"gpus", config.cluster.gpus()},
                         {"inter_node_gbps", config.cluster.inter_node_gbps},
                         {"topology", std::string(net::topology_name(config.cluster.topology))},
+                        {"gpu", config.cluster.gpu.name},
                         {"batch_per_gpu", config.batch_per_gpu},
                         {"grad_accum", config.grad_accum},
                         {"overlap", config.overlap},
@@ -187,6 +197,8 @@ void register_profile_command(CLI::App& app) {
   cmd->add_option("--cluster", o->scenario.cluster,
                   "cluster preset: " + net::cluster_registry().expected())
       ->capture_default_str();
+  cmd->add_option("--gpu", o->scenario.gpu,
+                  "GPU of every node (default: the cluster's): " + net::gpu_registry().expected());
   cmd->add_option("--platform", o->scenario.platform_file,
                   "SimGrid platform XML replacing the preset's");
   cmd->add_option("--optimizer", o->scenario.optimizer,

@@ -64,7 +64,7 @@ std::vector<std::string> run_all(const std::vector<sim::Scenario>& scenarios, in
                            const sim::StepConfig config = sim::resolve_scenario(scenarios[i]);
                            std::string text;
                            for (const auto& t : sim::simulate_step(config))
-                             text += sim::scenario_csv_row(scenarios[i], config, t);
+                             text += sim::scenario_csv_row(config, t);
                            return text;
                          },
                      .describe =

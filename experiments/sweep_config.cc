@@ -14,6 +14,7 @@
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
 #include "experiments/config_overrides.h"
+#include "experiments/workload_config.h"
 
 namespace compopt::cli {
 namespace {
@@ -21,8 +22,8 @@ namespace {
 constexpr const char* kSetExample = "sweep.gpus=[8,16]";
 
 const std::map<std::string, std::set<std::string>> kKeys = {
-    {"workload", {"name"}},
-    {"cluster", {"preset", "platform", "gpus_per_node"}},
+    {"workload", workload_config_keys()},
+    {"cluster", {"preset", "platform", "gpus_per_node", "gpu"}},
     {"sweep",
      {"optimizers", "gpus", "inter_node_gbps", "batch_per_gpu", "grad_accum", "topology", "overlap",
       "buckets"}},
@@ -115,7 +116,13 @@ int count_key(const toml::table& root, const std::string& path, int fallback) {
 
 // The keys outside the axes, over `base`.
 sim::Scenario base_of(const toml::table& root, sim::Scenario base) {
-  base.workload = scalar(root, "workload.name", base.workload, "a string");
+  if (const toml::table* workload = root["workload"].as_table()) {
+    toml::table table = *workload;
+    if (!table.contains("name") && !table.contains("preset")) table.insert("name", base.workload);
+    base.workload_spec = workload_from_config(table);
+    base.workload = base.workload_spec->name;
+  }
+  base.gpu = scalar(root, "cluster.gpu", base.gpu, "a string");
   base.cluster = scalar(root, "cluster.preset", base.cluster, "a string");
   base.platform_file = scalar(root, "cluster.platform", base.platform_file, "a string");
   base.gpus_per_node = count_key(root, "cluster.gpus_per_node", base.gpus_per_node);

@@ -14,6 +14,7 @@ Registry<ClusterEntry> make_registry() {
   ethernet_v100.name = "ethernet-v100-4";
   ethernet_v100.nodes = 16;
   ethernet_v100.gpus_per_node = 4;
+  ethernet_v100.gpu = gpu_preset("V100-16GB");
   ethernet_v100.intra_node_gbps = 126;
   ethernet_v100.intra_node_latency_s = 10e-6;
   ethernet_v100.intra_node_efficiency = 0.2702;
@@ -25,6 +26,7 @@ Registry<ClusterEntry> make_registry() {
   infiniband_v100.name = "infiniband-v100-8";
   infiniband_v100.nodes = 8;
   infiniband_v100.gpus_per_node = 8;
+  infiniband_v100.gpu = gpu_preset("V100-32GB");
   infiniband_v100.intra_node_gbps = 1200;
   infiniband_v100.intra_node_latency_s = 5e-6;
   infiniband_v100.intra_node_efficiency = 0.2822;
@@ -41,6 +43,7 @@ Registry<ClusterEntry> make_registry() {
   ethernet_a100.name = "ethernet-a100-8";
   ethernet_a100.nodes = 8;
   ethernet_a100.gpus_per_node = 8;
+  ethernet_a100.gpu = gpu_preset("A100-80GB");
   ethernet_a100.intra_node_gbps = 2400;
   ethernet_a100.intra_node_latency_s = 5e-6;
   ethernet_a100.intra_node_efficiency = 0.2822;

@@ -140,6 +140,7 @@ void check_topology(const ClusterSpec& spec) {
 
 void ClusterSpec::validate() const {
   check_size(*this);
+  gpu.validate();
   if (!platform_file.empty()) {
     if (!std::filesystem::is_regular_file(platform_file)) {
       throw InvalidArgument(

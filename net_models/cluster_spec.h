@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "net_models/gpu_spec.h"
+
 namespace compopt::net {
 
 enum class Topology { kStar, kFatTree, kTorus, kDragonfly };
@@ -27,6 +29,7 @@ struct ClusterSpec {
   std::string name = "custom";
   int nodes = 1;
   int gpus_per_node = 1;
+  GpuSpec gpu = gpu_preset("A100-80GB");  // every GPU of the cluster (compute, memory)
   double intra_node_gbps = 1200.0;
   double intra_node_latency_s = 2e-6;
   double inter_node_gbps = 100.0;

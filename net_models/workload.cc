@@ -5,128 +5,163 @@
 #include <cmath>
 
 #include "core/util/error.h"
+#include "net_models/model_shapes.h"
 
 namespace compopt::net {
 
-double WorkloadProfile::forward_s(int batch_per_gpu, int grad_accum) const {
-  return grad_accum * (forward_fixed_s + forward_per_sample_s * batch_per_gpu);
+double WorkloadSpec::backward_flops() const {
+  return backward_flops_per_sample > 0 ? backward_flops_per_sample : 2 * forward_flops_per_sample;
 }
 
-double WorkloadProfile::backward_s(int batch_per_gpu, int grad_accum) const {
-  return grad_accum * (backward_fixed_s + backward_per_sample_s * batch_per_gpu);
-}
+int WorkloadSpec::wire_bytes() const { return precision_bytes(gradient_precision); }
 
-void WorkloadProfile::validate() const {
-  if (parameters < 1)
-    throw InvalidArgument(fmt::format("workload '{}': parameters = 0, expected >= 1", name));
-  if (tensors < 1)
-    throw InvalidArgument(fmt::format("workload '{}': tensors = {}, expected >= 1", name, tensors));
-  if (wire_bytes != 2 && wire_bytes != 4) {
-    throw InvalidArgument(fmt::format(
-        "workload '{}': wire_bytes = {}, expected 2 (fp16) or 4 (fp32)", name, wire_bytes));
+void WorkloadSpec::validate() const {
+  if (parameters < 1 || parameters > 100'000'000'000'000ULL) {
+    throw InvalidArgument(
+        fmt::format("workload '{}': parameters = {}, expected 1..1e14", name, parameters));
   }
-  for (const auto& [value, field] : {std::pair{forward_fixed_s, "forward_fixed_s"},
-                                     {forward_per_sample_s, "forward_per_sample_s"},
-                                     {backward_fixed_s, "backward_fixed_s"},
-                                     {backward_per_sample_s, "backward_per_sample_s"},
-                                     {step_s, "step_s"},
-                                     {compress_per_element_s, "compress_per_element_s"}}) {
-    if (!(value >= 0) || !std::isfinite(value)) {
-      throw InvalidArgument(
-          fmt::format("workload '{}': {} = {}, expected a finite value >= 0", name, field, value));
+  if (tensors < 1) {
+    throw InvalidArgument(fmt::format("workload '{}': tensors = {}, expected >= 1", name, tensors));
+  }
+  if (layers < 1) {
+    throw InvalidArgument(fmt::format("workload '{}': layers = {}, expected >= 1", name, layers));
+  }
+  if (wire_bytes() != 2 && wire_bytes() != 4) {
+    throw InvalidArgument(
+        fmt::format("workload '{}': gradient_precision = {}, expected fp32, fp16 or bf16", name,
+                    precision_name(gradient_precision)));
+  }
+  if (default_batch_per_gpu < 1) {
+    throw InvalidArgument(fmt::format("workload '{}': default_batch_per_gpu = {}, expected >= 1",
+                                      name, default_batch_per_gpu));
+  }
+  for (const auto& [value, field] :
+       {std::pair{forward_flops_per_sample, "forward_flops_per_sample"},
+        {backward_flops_per_sample, "backward_flops_per_sample"},
+        {step_bytes_per_param, "step_bytes_per_param"},
+        {compress_bytes_per_element, "compress_bytes_per_element"}}) {
+    if (!(value >= 0) || !std::isfinite(value) || value > 1e21) {
+      throw InvalidArgument(fmt::format(
+          "workload '{}': {} = {}, expected a finite value in 0..1e21", name, field, value));
     }
+  }
+  if (!(forward_flops_per_sample > 0)) {
+    throw InvalidArgument(fmt::format(
+        "workload '{}': forward_flops_per_sample = 0, expected > 0 (give the FLOPs or an "
+        "architecture: [workload.transformer] or [[workload.layers]])",
+        name));
   }
 }
 
 namespace {
 
-// Milliseconds and nanoseconds, as the derivations in docs/simulator.md write them.
-constexpr double kMs = 1e-3;
-constexpr double kNs = 1e-9;
+// Effective traffic measured on the papers' stacks (docs/whatif.md, "Workload presets"):
+// 1-bit Adam's mean optimizer step of BERT-Large, 67.27 ms on V100 (900 GB/s) for 340 M
+// parameters; Birder's compression time, 8 ms for BERT-Base (110 M) and 15 ms for ResNet-50
+// (25.6 M) on A100-80GB (2039 GB/s).
+constexpr double kAdamStepBytes = 67.27e-3 * 900e9 / 340e6;
+constexpr double kTransformerCompressBytes = 8e-3 * 2039e9 / 110e6;
+constexpr double kResnetCompressBytes = 15e-3 * 2039e9 / 25.6e6;
+// Momentum SGD in fp32 reads parameter, gradient and momentum and writes two of them.
+constexpr double kMomentumSgdStepBytes = 5 * 4;
 
-WorkloadEntry entry(std::vector<std::string> aliases, std::string help, WorkloadProfile profile) {
+WorkloadEntry entry(std::vector<std::string> aliases, std::string help, WorkloadSpec spec) {
   WorkloadEntry e;
-  e.name = profile.name;
+  e.name = spec.name;
   e.aliases = std::move(aliases);
   e.help = std::move(help);
-  e.profile = std::move(profile);
+  e.spec = std::move(spec);
   return e;
 }
 
-// Least-squares fit of the 13 rows of onebit_adam_profile.csv (per micro-batch).
-WorkloadEntry bert_large_seq128() {
-  return entry({"bert-large"}, "BERT-Large pre-training, sequence 128, fp16 gradients, on V100",
-               {.name = "bert-large-seq128",
-                .gpu = "V100",
-                .parameters = 340'000'000,
-                .tensors = 398,
-                .wire_bytes = 2,
-                .forward_fixed_s = 30.77 * kMs,
-                .forward_per_sample_s = 0.2395 * kMs,
-                .backward_fixed_s = 26.34 * kMs,
-                .backward_per_sample_s = 2.098 * kMs,
-                .step_s = 67.27 * kMs,
-                .compress_per_element_s = 0.165 * kNs,
-                .default_batch_per_gpu = 16});
+// A transformer preset: FLOPs and layers from the shape, totals from the shape unless the
+// papers publish them (parameters, tensors > 0 here).
+WorkloadSpec transformer(std::string name, const TransformerShape& shape, uint64_t parameters,
+                         int tensors, Precision compute, Precision gradient, int batch,
+                         std::string source) {
+  const ShapeTotals totals = transformer_totals(shape);
+  WorkloadSpec w;
+  w.name = std::move(name);
+  w.parameters = parameters > 0 ? parameters : totals.parameters;
+  w.tensors = tensors > 0 ? tensors : totals.tensors;
+  w.layers = totals.layers;
+  w.forward_flops_per_sample = totals.forward_flops_per_sample;
+  w.compute_precision = compute;
+  w.gradient_precision = gradient;
+  w.default_batch_per_gpu = batch;
+  w.step_bytes_per_param = kAdamStepBytes;
+  w.compress_bytes_per_element = kTransformerCompressBytes;
+  w.source = std::move(source);
+  return w;
 }
 
-// birder_single_node.csv bertadam row minus the simulated NVLink allreduce.
-WorkloadEntry bert_base_squad() {
-  return entry({"bert-base"}, "BERT-Base fine-tuning on SQuAD, fp32 gradients, on A100",
-               {.name = "bert-base-squad",
-                .gpu = "A100",
-                .parameters = 110'000'000,
-                .tensors = 199,
-                .wire_bytes = 4,
-                .forward_fixed_s = 0,
-                .forward_per_sample_s = 4.37 * kMs,
-                .backward_fixed_s = 0,
-                .backward_per_sample_s = 8.73 * kMs,
-                .step_s = 9.7 * kMs,
-                .compress_per_element_s = 0.0727 * kNs,
-                .default_batch_per_gpu = 3});
+// ResNets: totals as He et al. (2016) publish them (multiply-adds x 2 FLOPs); tf32 on A100
+// (PyTorch's default for convolutions), fp32 on V100 (no tf32 unit).
+WorkloadSpec resnet(std::string name, uint64_t parameters, int tensors, int layers,
+                    double forward_flops, Precision compute, std::string source) {
+  WorkloadSpec w;
+  w.name = std::move(name);
+  w.parameters = parameters;
+  w.tensors = tensors;
+  w.layers = layers;
+  w.forward_flops_per_sample = forward_flops;
+  w.compute_precision = compute;
+  w.gradient_precision = Precision::kFp32;
+  w.default_batch_per_gpu = 32;
+  w.step_bytes_per_param = kMomentumSgdStepBytes;
+  w.compress_bytes_per_element = kResnetCompressBytes;
+  w.source = std::move(source);
+  return w;
 }
 
-// birder_single_node.csv sgdm rows (batch 32 and 128) minus the simulated allreduce.
-WorkloadEntry resnet50_imagenet() {
-  return entry({"resnet50"}, "ResNet-50 on ImageNet, fp32 gradients, on A100",
-               {.name = "resnet50-imagenet",
-                .gpu = "A100",
-                .parameters = 25'600'000,
-                .tensors = 161,
-                .wire_bytes = 4,
-                .forward_fixed_s = 8.4 * kMs,
-                .forward_per_sample_s = 0.4337 * kMs,
-                .backward_fixed_s = 16.8 * kMs,
-                .backward_per_sample_s = 0.8673 * kMs,
-                .step_s = 0.4 * kMs,
-                .compress_per_element_s = 0.586 * kNs,
-                .default_batch_per_gpu = 32});
+constexpr int kBertVocabulary = 30522, kGpt2Vocabulary = 50257;
+constexpr auto kFp16 = Precision::kFp16, kFp32 = Precision::kFp32, kTf32 = Precision::kTf32,
+               kBf16 = Precision::kBf16;
+
+void add_papers_models(Registry<WorkloadEntry>& r) {
+  const std::string bert = "Devlin et al. 2019 (L=24 H=1024); 1-bit Adam sec. 4 (fp16)";
+  r.add(entry({"bert-large"}, "BERT-Large pre-training, sequence 128, fp16 (1-bit Adam)",
+              transformer("bert-large-seq128", {24, 1024, 128, kBertVocabulary, false}, 340'000'000,
+                          398, kFp16, kFp16, 16, bert)));
+  r.add(entry({}, "BERT-Large pre-training, sequence 512, fp16 (1-bit Adam, 1-bit LAMB)",
+              transformer("bert-large-seq512", {24, 1024, 512, kBertVocabulary, false}, 340'000'000,
+                          398, kFp16, kFp16, 4, bert)));
+  r.add(entry({"bert-base"}, "BERT-Base fine-tuning on SQuAD, sequence 384, fp32 (Birder)",
+              transformer("bert-base-squad", {12, 768, 384, kBertVocabulary, false}, 110'000'000,
+                          199, kTf32, kFp32, 3, "Devlin et al. 2019 (L=12 H=768); Birder sec. 5")));
+  r.add(entry({"resnet50"}, "ResNet-50 on ImageNet, fp32 gradients (Birder)",
+              resnet("resnet50-imagenet", 25'600'000, 161, 54, 2 * 3.8e9, kTf32,
+                     "He et al. 2016, Table 1 (3.8e9 multiply-adds); Birder sec. 5")));
+  r.add(entry({"resnet152"}, "ResNet-152 on ImageNet, fp32 gradients (1-bit Adam)",
+              resnet("resnet152-imagenet", 60'200'000, 467, 156, 2 * 11.3e9, kFp32,
+                     "He et al. 2016, Table 1 (11.3e9 multiply-adds); 1-bit Adam sec. 4")));
 }
 
-// resnet50-imagenet scaled to ResNet-152 on V100 (FLOPs, tensors, tensor-core peak).
-WorkloadEntry resnet152_imagenet() {
-  return entry({"resnet152"}, "ResNet-152 on ImageNet, fp32 gradients, on V100 (scaled ResNet-50)",
-               {.name = "resnet152-imagenet",
-                .gpu = "V100",
-                .parameters = 60'200'000,
-                .tensors = 467,
-                .wire_bytes = 4,
-                .forward_fixed_s = 24.4 * kMs,
-                .forward_per_sample_s = 3.22 * kMs,
-                .backward_fixed_s = 48.7 * kMs,
-                .backward_per_sample_s = 6.45 * kMs,
-                .step_s = 2.1 * kMs,
-                .compress_per_element_s = 1.33 * kNs,
-                .default_batch_per_gpu = 32});
+// GPT-2 (Radford et al. 2019) and the 1.3 B GPT-3 XL shape (Brown et al. 2020, Table 2.1),
+// trained in bf16 with bf16 gradients; totals from the shape.
+void add_gpt_models(Registry<WorkloadEntry>& r) {
+  const std::string gpt2 = "Radford et al. 2019 (GPT-2 sizes), context 1024";
+  r.add(entry({"gpt2"}, "GPT-2 small, 124 M parameters, context 1024, bf16",
+              transformer("gpt2-small", {12, 768, 1024, kGpt2Vocabulary, true}, 0, 0, kBf16, kBf16,
+                          8, gpt2)));
+  r.add(entry({}, "GPT-2 medium, 355 M parameters, context 1024, bf16",
+              transformer("gpt2-medium", {24, 1024, 1024, kGpt2Vocabulary, true}, 0, 0, kBf16,
+                          kBf16, 8, gpt2)));
+  r.add(entry({}, "GPT-2 large, 774 M parameters, context 1024, bf16",
+              transformer("gpt2-large", {36, 1280, 1024, kGpt2Vocabulary, true}, 0, 0, kBf16, kBf16,
+                          4, gpt2)));
+  r.add(entry({}, "GPT-2 XL, 1.5 B parameters, context 1024, bf16",
+              transformer("gpt2-xl", {48, 1600, 1024, kGpt2Vocabulary, true}, 0, 0, kBf16, kBf16, 4,
+                          gpt2)));
+  r.add(entry({}, "GPT-style 1.3 B (GPT-3 XL shape), context 2048, bf16",
+              transformer("gpt-1.3b", {24, 2048, 2048, kGpt2Vocabulary, true}, 0, 0, kBf16, kBf16,
+                          4, "Brown et al. 2020, Table 2.1 (GPT-3 XL: 24 layers, d_model 2048)")));
 }
 
 Registry<WorkloadEntry> make_registry() {
   Registry<WorkloadEntry> r("workload preset");
-  r.add(bert_large_seq128());
-  r.add(bert_base_squad());
-  r.add(resnet50_imagenet());
-  r.add(resnet152_imagenet());
+  add_papers_models(r);
+  add_gpt_models(r);
   return r;
 }
 
@@ -137,9 +172,7 @@ const Registry<WorkloadEntry>& workload_registry() {
   return registry;
 }
 
-WorkloadProfile workload_preset(std::string_view name) {
-  return workload_registry().get(name).profile;
-}
+WorkloadSpec workload_preset(std::string_view name) { return workload_registry().get(name).spec; }
 
 std::vector<std::string> workload_preset_names() { return workload_registry().names(); }
 

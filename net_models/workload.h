@@ -1,12 +1,13 @@
 #pragma once
-// WorkloadProfile: what one training step of a model costs on one GPU, for the
-// step simulator: parameter count and tensor layout, gradient wire precision,
-// forward / backward compute per micro-batch as fixed + per-sample time,
-// optimizer-step time, and compression + decompression cost per element.
-// Presets are derived only from experiments/published/ and public hardware
-// specs; the derivation is in docs/simulator.md ("Workload presets"). The presets form one
-// registry (name, aliases, one-line help, the profile itself as the defaults a scenario
-// starts from).
+// WorkloadSpec: what one training step of a model costs, independent of the GPU it runs on:
+// parameter count and tensor layout, FLOPs per sample of the forward and backward passes,
+// the precision of compute and of the gradient on the wire, and the effective memory traffic
+// of the optimizer step and of compression (both memory-bound, so their time scales with the
+// GPU's HBM bandwidth). compute_model.h turns it into seconds on a GpuSpec.
+//
+// A workload comes from a preset (this registry: the papers' models and GPT-2 / GPT-style
+// sizes, each with its sources in docs/whatif.md), from an architecture (model_shapes.h) or
+// from its totals; workload_toml.h reads all three from a [workload] table.
 
 #include <cstdint>
 #include <string>
@@ -14,40 +15,41 @@
 #include <vector>
 
 #include "core/util/registry.h"
+#include "net_models/precision.h"
 
 namespace compopt::net {
 
-struct WorkloadProfile {
-  std::string name;
-  std::string gpu;
+struct WorkloadSpec {
+  std::string name = "custom";
   uint64_t parameters = 0;
-  int tensors = 1;
-  int wire_bytes = 4;  // bytes per gradient element of the uncompressed baseline (2 = fp16)
-  double forward_fixed_s = 0, forward_per_sample_s = 0;
-  double backward_fixed_s = 0, backward_per_sample_s = 0;
-  double step_s = 0;                  // optimizer step, once per step
-  double compress_per_element_s = 0;  // encode + decode, per parameter per step
+  int tensors = 1;  // gradient tensors (per-tensor work of the optimizers)
+  int layers = 1;   // transformer blocks or CNN layers: each pays the GPU's layer overhead
+  double forward_flops_per_sample = 0;
+  double backward_flops_per_sample = 0;  // 0: twice the forward FLOPs
+  Precision compute_precision = Precision::kFp32;
+  Precision gradient_precision = Precision::kFp32;  // the uncompressed allreduce's wire format
   int default_batch_per_gpu = 1;
+  // Effective HBM bytes moved per parameter by the optimizer step, and per element by
+  // encode + decode of the compressed allreduce (measured on the papers' stacks).
+  double step_bytes_per_param = 178;
+  double compress_bytes_per_element = 148;
+  std::string source;  // where the figures come from
 
-  // Compute of one step of `grad_accum` micro-batches of `batch_per_gpu` samples.
-  double forward_s(int batch_per_gpu, int grad_accum) const;
-  double backward_s(int batch_per_gpu, int grad_accum) const;
-  double compress_s() const { return compress_per_element_s * static_cast<double>(parameters); }
+  double backward_flops() const;
+  // Bytes per gradient value on the wire of the uncompressed baseline (2 or 4).
+  int wire_bytes() const;
   // Throws InvalidArgument naming the first bad field.
   void validate() const;
 };
 
 struct WorkloadEntry : RegistryEntry {
-  WorkloadProfile profile;  // its `name` is the entry's canonical name
+  WorkloadSpec spec;  // its `name` is the entry's canonical name
 };
 
-// The presets, in the order --help and docs/simulator.md list them.
+// The presets, in the order --help and the docs list them.
 const Registry<WorkloadEntry>& workload_registry();
-
-// The preset of a name or alias. Throws InvalidArgument naming the unknown preset and
-// listing the known ones.
-WorkloadProfile workload_preset(std::string_view name);
-// Canonical names.
+// The preset of a name or alias; throws InvalidArgument listing the known presets.
+WorkloadSpec workload_preset(std::string_view name);
 std::vector<std::string> workload_preset_names();
 
 }  // namespace compopt::net

@@ -11,8 +11,10 @@ namespace compopt::sim {
 
 StepConfig resolve_scenario(const Scenario& s) {
   StepConfig config;
-  config.workload = net::workload_preset(s.workload);
-  net::ClusterSpec cluster = net::cluster_preset(s.cluster);
+  config.workload = s.workload_spec ? *s.workload_spec : net::workload_preset(s.workload);
+  config.workload.validate();
+  net::ClusterSpec cluster = s.cluster_spec ? *s.cluster_spec : net::cluster_preset(s.cluster);
+  if (!s.gpu.empty()) cluster.gpu = net::gpu_preset(s.gpu);
   if (!s.topology.empty()) cluster.topology = net::parse_topology(s.topology);
   if (s.inter_node_gbps != 0) cluster.inter_node_gbps = s.inter_node_gbps;
   if (s.gpus_per_node < 0)
@@ -22,7 +24,7 @@ StepConfig resolve_scenario(const Scenario& s) {
     throw InvalidArgument(
         fmt::format("gpus = {}, expected 1..{} (0 = the preset's)", s.gpus, kMaxScenarioGpus));
   if (s.gpus != 0) cluster = net::with_gpus(cluster, s.gpus);
-  cluster.platform_file = s.platform_file;
+  if (!s.platform_file.empty()) cluster.platform_file = s.platform_file;
   cluster.validate();
   check_step_optimizer(s.optimizer);
   if (s.batch_per_gpu < 0 || s.batch_per_gpu > kMaxScenarioBatch)
@@ -68,16 +70,19 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"throughput_samples_s", "{:.3f}"},
                                                  {"allreduce_pct", "{:.2f}"},
                                                  {"bytes_per_gpu", "{:.0f}"},
-                                                 {"inter_node_bytes", "{:.0f}"}});
+                                                 {"inter_node_bytes", "{:.0f}"},
+                                                 {"gpu"},
+                                                 {"compute_precision"},
+                                                 {"compute_utilization", "{:.4f}"}});
   return schema;
 }
 
 std::string scenario_csv_header() { return scenario_csv_schema().header(); }
 
-std::string scenario_csv_row(const Scenario& s, const StepConfig& c, const StageTiming& t) {
+std::string scenario_csv_row(const StepConfig& c, const StageTiming& t) {
   const net::ClusterSpec& k = c.cluster;
   return scenario_csv_schema().row({c.workload.name,
-                                    s.cluster,
+                                    k.name,
                                     net::topology_name(k.topology),
                                     c.optimizer,
                                     t.stage,
@@ -99,7 +104,10 @@ std::string scenario_csv_row(const Scenario& s, const StepConfig& c, const Stage
                                     t.throughput_samples_s,
                                     t.allreduce_pct(),
                                     t.bytes_per_gpu,
-                                    t.inter_node_bytes});
+                                    t.inter_node_bytes,
+                                    k.gpu.name,
+                                    net::precision_name(c.workload.compute_precision),
+                                    t.compute_utilization});
 }
 
 }  // namespace compopt::sim

@@ -3,6 +3,7 @@
 // overrides, resolved into a StepConfig, and its CSV row format (one row per
 // scenario and optimizer stage).
 
+#include <optional>
 #include <string>
 
 #include "sim/step_simulator.h"
@@ -18,8 +19,11 @@ inline constexpr int kMaxScenarioGradAccum = 1 << 20;
 inline constexpr int kMaxScenarioBuckets = 4096;
 
 struct Scenario {
-  std::string workload = "bert-large-seq128";
-  std::string cluster = "ethernet-v100-4";
+  std::string workload = "bert-large-seq128";  // preset, unless workload_spec is set
+  std::string cluster = "ethernet-v100-4";     // preset, unless cluster_spec is set
+  std::optional<net::WorkloadSpec> workload_spec = std::nullopt;  // a workload in full
+  std::optional<net::ClusterSpec> cluster_spec = std::nullopt;    // a cluster in full
+  std::string gpu = {};                                           // empty: the cluster's GPU
   std::string platform_file = {};  // replaces the preset's generated platform
   std::string optimizer = "adam";
   int gpus = 0;                // 0: the preset's nodes x gpus_per_node
@@ -39,7 +43,6 @@ StepConfig resolve_scenario(const Scenario& scenario);
 // Columns: inter_node_gbit_s is the NIC's nominal rate; the simulated links run at
 // inter_node_effective_gbit_s = nominal x inter_node_efficiency (the preset's fit).
 std::string scenario_csv_header();
-std::string scenario_csv_row(const Scenario& scenario, const StepConfig& config,
-                             const StageTiming& timing);
+std::string scenario_csv_row(const StepConfig& config, const StageTiming& timing);
 
 }  // namespace compopt::sim

@@ -12,6 +12,7 @@
 #include "core/compress/compressor.h"
 #include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
+#include "net_models/compute_model.h"
 #include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
 #include "sim/sim_transport.h"
@@ -118,13 +119,13 @@ CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, do
   const WireMap wire = proxy_wire_map(stage.scheme, stage.compressor, proxy, modeled, cluster.nodes,
                                       cluster.gpus_per_node);
   const auto precision =
-      config.workload.wire_bytes == 2 ? WirePrecision::kFp16 : WirePrecision::kFp32;
+      config.workload.wire_bytes() == 2 ? WirePrecision::kFp16 : WirePrecision::kFp32;
   std::vector<double> seconds(static_cast<size_t>(n)), bytes(static_cast<size_t>(n)),
       inter(static_cast<size_t>(n));
   const bool by_rounds = !config.full_collectives && timed_by_rounds(stage.scheme, cluster);
   const std::vector<ShiftRound> rounds =
       by_rounds ? collective_rounds(stage.scheme, stage.compressor, proxy,
-                                    config.workload.wire_bytes == 2 ? 2 : 4, cluster)
+                                    config.workload.wire_bytes(), cluster)
                 : std::vector<ShiftRound>{};
   if (spans != nullptr) spans->assign(static_cast<size_t>(n), {});
   run_sim({.cluster = cluster}, [&](Communicator& comm) {
@@ -168,16 +169,19 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
   }
   if (config.buckets < 0)
     throw InvalidArgument(fmt::format("buckets = {}, expected >= 0", config.buckets));
-  const net::WorkloadProfile& w = config.workload;
+  const net::WorkloadSpec& w = config.workload;
   const double modeled = static_cast<double>(w.parameters);
+  const net::ComputeTimes compute =
+      net::compute_times(w, config.cluster.gpu, batch, config.grad_accum);
   std::vector<StageTiming> rows;
   for (const Stage& stage : stages_of(config.optimizer)) {
     StageTiming t;
     t.stage = stage.name;
-    t.forward_s = w.forward_s(batch, config.grad_accum);
-    t.backward_compute_s = w.backward_s(batch, config.grad_accum);
-    t.compress_s = stage.scheme == CommScheme::kRing ? 0.0 : w.compress_s();
-    t.step_s = w.step_s;
+    t.forward_s = compute.forward_s;
+    t.backward_compute_s = compute.backward_s;
+    t.compress_s = stage.scheme == CommScheme::kRing ? 0.0 : compute.compress_s;
+    t.step_s = compute.step_s;
+    t.compute_utilization = compute.utilization;
     StagePhases stage_phases;
     const CommMeasure whole = simulate_collective(
         config, stage, modeled, phases && !config.overlap ? &stage_phases.spans : nullptr);
@@ -191,7 +195,8 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
       const int buckets =
           config.buckets > 0
               ? config.buckets
-              : std::max(1, static_cast<int>(std::ceil(modeled * w.wire_bytes / kDdpBucketBytes)));
+              : std::max(1,
+                         static_cast<int>(std::ceil(modeled * w.wire_bytes() / kDdpBucketBytes)));
       const double c = simulate_collective(config, stage, modeled / buckets,
                                            phases ? &stage_phases.spans : nullptr)
                            .seconds;

@@ -2,9 +2,9 @@
 // The step simulator: one training step of a workload on a cluster for an
 // optimizer, by running the real collective code of core/ on a proxy tensor
 // under run_sim, with the wire charged for the model size (proxy_wire.h) and
-// compute charged from the WorkloadProfile. Each stage the optimizer registry
-// declares for the optimizer (core/optim/optimizer_registry.h; any registered
-// name or alias) gets a row, e.g.
+// compute charged from the workload's FLOPs on the cluster's GPU (net_models/compute_model.h). Each
+// stage the optimizer registry declares for the optimizer (core/optim/optimizer_registry.h; any
+// registered name or alias) gets a row, e.g.
 //   adam, momentum-sgd, lamb, bertadam: "full_precision"  ring allreduce of the
 //                                       gradient (fp16 or fp32 as the workload says)
 //   onebit-adam, onebit-lamb:   "warmup"      as adam, then
@@ -27,7 +27,7 @@
 namespace compopt::sim {
 
 struct StepConfig {
-  net::WorkloadProfile workload;
+  net::WorkloadSpec workload;
   net::ClusterSpec cluster;  // every GPU is a rank
   std::string optimizer = "adam";
   int batch_per_gpu = 0;  // 0: workload.default_batch_per_gpu
@@ -48,8 +48,9 @@ struct StageTiming {
   double compress_s = 0, step_s = 0;
   double step_time_s = 0;
   double throughput_samples_s = 0;
-  double bytes_per_gpu = 0;     // modeled bytes sent by the busiest GPU in the allreduce
-  double inter_node_bytes = 0;  // modeled bytes leaving each node (mean over nodes)
+  double bytes_per_gpu = 0;        // modeled bytes sent by the busiest GPU in the allreduce
+  double inter_node_bytes = 0;     // modeled bytes leaving each node (mean over nodes)
+  double compute_utilization = 0;  // achieved fraction of the GPU's peak in forward/backward
   double allreduce_pct() const { return step_time_s > 0 ? 100.0 * comm_s / step_time_s : 0; }
 };
 

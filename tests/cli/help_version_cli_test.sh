@@ -29,7 +29,7 @@ has "bare compopt" "reproduce" "$out"
 grep -qE '^ +list ' <<<"$out" && fail "bare compopt: the hidden list command is shown"
 
 out=$("$BIN" profile --help 2>&1)
-has "profile --help" "resnet152-imagenet (aliases: bert-large = bert-large-seq128" "$out"
+has "profile --help" "gpt-1.3b (aliases: bert-large = bert-large-seq128" "$out"
 has "profile --help" "  infiniband-v100-8  8 nodes x 8 V100" "$out"
 has "profile --help" "--gpus-per-node" "$out"
 out=$("$BIN" sweep --help 2>&1)
@@ -44,10 +44,10 @@ has "train --help" "  ethernet-a100-8" "$out"
 out=$("$BIN" list studies 2>&1)
 [ "$(wc -l <<<"$out")" -eq 9 ] || fail "list studies: $(wc -l <<<"$out") lines, expected 9"
 out=$("$BIN" list clusters --markdown 2>&1)
-has "list clusters --markdown" "| \`ethernet-v100-4\` | 16 | 4 | 126 | 40 | star |" "$out"
+has "list clusters --markdown" "| \`ethernet-v100-4\` | V100-16GB | 16 | 4 | 126 | 40 | star |" "$out"
 "$BIN" list optimizerz > "$WORK/log" 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "list optimizerz: exit $rc, expected 2"
-has "list optimizerz" "unknown registry 'optimizerz', expected one of workloads, clusters, studies" \
+has "list optimizerz" "unknown registry 'optimizerz', expected one of workloads, clusters, gpus, studies" \
   "$(cat "$WORK/log")"
 
 # profile --set: 16 GPUs of bert-large in nodes of 8 = 2 nodes; three spellings agree.

@@ -108,9 +108,8 @@ TEST(SweepConfigSets, FileAliasAndBadValues) {
   EXPECT_EQ(c.scenarios.at(0).gpus_per_node, 2);
   EXPECT_THAT(error_of([] { parse_sweep_config(kSweep, "s.toml", {"cluster.gpus_per_node=-1"}); }),
               HasSubstr("cluster.gpus_per_node = -1, expected 0.."));
-  EXPECT_THAT(
-      error_of([] { parse_sweep_config(kSweep, "s.toml", {"workload.name=5"}); }),
-      HasSubstr("workload.name: the value from --set has the wrong type, expected a string"));
+  EXPECT_THAT(error_of([] { parse_sweep_config(kSweep, "s.toml", {"workload.name=5"}); }),
+              HasSubstr("workload.name from --set: expected a string"));
   EXPECT_THAT(error_of([] { parse_sweep_config(kSweep, "s.toml", {"sweep.gpus"}); }),
               HasSubstr("--set 'sweep.gpus': expected key=value, e.g. sweep.gpus=[8,16]"));
 }
@@ -121,7 +120,7 @@ TEST(ProfileSets, OneScenarioOverTheFlags) {
   flags.gpus = 32;
   const sim::Scenario s = apply_scenario_sets(
       flags, {"workload.name=bert-large", "cluster.gpus_per_node=8", "sweep.grad_accum=2"});
-  EXPECT_EQ(s.workload, "bert-large");
+  EXPECT_EQ(s.workload, "bert-large-seq128");  // the alias resolves to the preset's name
   EXPECT_EQ(s.gpus_per_node, 8);
   EXPECT_EQ(s.grad_accum, 2);
   EXPECT_EQ(s.optimizer, "onebit-adam");  // the flag's value stays where no --set replaces it

@@ -45,25 +45,30 @@ TEST(RegistryTables, HoldsTableRefusesPartsAndExtraRows) {
   EXPECT_FALSE(holds_table("text\n\n| a |\n|---|\n| 2 |\n", table));
 }
 
-TEST(RegistryTables, ListsTheThreeRegistries) {
+TEST(RegistryTables, ListsTheFourRegistries) {
   EXPECT_EQ(registry_listings().names(),
-            (std::vector<std::string>{"workloads", "clusters", "studies"}));
+            (std::vector<std::string>{"workloads", "clusters", "gpus", "studies"}));
   EXPECT_THROW(registry_listings().get("optimizerz"), InvalidArgument);
 }
 
 TEST(RegistryTables, WorkloadTableHasOneRowPerPresetWithItsFigures) {
   const std::string md = registry_listings().get("workloads").markdown();
-  EXPECT_THAT(md, HasSubstr("| preset | aliases | GPU | parameters |"));
-  EXPECT_THAT(md,
-              HasSubstr("| `bert-large-seq128` | `bert-large` | V100 | 340.0 M | 398 | 2 | 16 |"));
-  EXPECT_THAT(md, HasSubstr("| `resnet50-imagenet` | `resnet50` | A100 | 25.6 M | 161 | 4 | 32 |"));
-  EXPECT_EQ(std::count(md.begin(), md.end(), '\n'), 2 + 4);  // header, rule, 4 presets
+  EXPECT_THAT(md, HasSubstr("| preset | aliases | parameters | layers | tensors |"));
+  EXPECT_THAT(md, HasSubstr("| `bert-large-seq128` | `bert-large` | 340.0 M | 24 | 398 | 78.9 | "
+                            "fp16 | fp16 | 16 |"));
+  EXPECT_THAT(md, HasSubstr("| `resnet50-imagenet` | `resnet50` | 25.6 M | 54 | 161 | 7.6 | tf32 | "
+                            "fp32 | 32 |"));
+  EXPECT_EQ(std::count(md.begin(), md.end(), '\n'), 2 + 10);  // header, rule, 10 presets
 }
 
 TEST(RegistryTables, ClusterAndStudyTables) {
   const std::string clusters = registry_listings().get("clusters").markdown();
-  EXPECT_THAT(clusters, HasSubstr("| `infiniband-v100-8` | 8 | 8 | 1200 | 100 | fat-tree |"));
-  EXPECT_THAT(clusters, HasSubstr("| `ethernet-a100-8` | 8 | 8 | 2400 | 10 | star |"));
+  EXPECT_THAT(clusters,
+              HasSubstr("| `infiniband-v100-8` | V100-32GB | 8 | 8 | 1200 | 100 | fat-tree |"));
+  EXPECT_THAT(clusters, HasSubstr("| `ethernet-a100-8` | A100-80GB | 8 | 8 | 2400 | 10 | star |"));
+  const std::string gpus = registry_listings().get("gpus").markdown();
+  EXPECT_THAT(gpus, HasSubstr("| `H100` | `H100-SXM` | 67 | 494.7 | 989.4 | 989.4 | 1978.9 | 80 | "
+                              "3350 |"));
   const std::string studies = registry_listings().get("studies").markdown();
   EXPECT_THAT(studies, HasSubstr("| `break_even` | Break-even bandwidth of compression |"));
   EXPECT_EQ(std::count(studies.begin(), studies.end(), '\n'), 2 + 9);

@@ -1,4 +1,4 @@
-// Workload presets reproduce the reference figures they were derived from.
+// Workload presets: their totals come from the papers or from their architecture.
 
 #include "net_models/workload.h"
 
@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include "core/util/error.h"
-#include "net_models/calibration_rows.h"
 
 namespace compopt::net {
 namespace {
@@ -15,7 +14,8 @@ TEST(Workload, PresetsLoadAndValidate) {
   for (const std::string& name : workload_preset_names())
     EXPECT_NO_THROW(workload_preset(name).validate()) << name;
   EXPECT_EQ(workload_preset("bert-large-seq128").parameters, 340'000'000u);
-  EXPECT_EQ(workload_preset("bert-large-seq128").wire_bytes, 2);
+  EXPECT_EQ(workload_preset("bert-large-seq128").wire_bytes(), 2);
+  EXPECT_EQ(workload_preset("resnet50-imagenet").wire_bytes(), 4);
   EXPECT_EQ(workload_preset("resnet152-imagenet").parameters, 60'200'000u);
   try {
     workload_preset("gpt-5");
@@ -29,50 +29,58 @@ TEST(Workload, RegistryResolvesAliasesToTheCanonicalPreset) {
   const auto& registry = workload_registry();
   EXPECT_EQ(registry.names(), workload_preset_names());
   EXPECT_EQ(workload_preset_names(),
-            (std::vector<std::string>{"bert-large-seq128", "bert-base-squad", "resnet50-imagenet",
-                                      "resnet152-imagenet"}));
-  // An alias gives the canonical preset, named canonically (the CSVs write that name).
-  const WorkloadProfile alias = workload_preset("bert-large");
+            (std::vector<std::string>{"bert-large-seq128", "bert-large-seq512", "bert-base-squad",
+                                      "resnet50-imagenet", "resnet152-imagenet", "gpt2-small",
+                                      "gpt2-medium", "gpt2-large", "gpt2-xl", "gpt-1.3b"}));
+  const WorkloadSpec alias = workload_preset("bert-large");
   EXPECT_EQ(alias.name, "bert-large-seq128");
-  EXPECT_EQ(alias.parameters, 340'000'000u);
   EXPECT_EQ(workload_preset("resnet50").name, "resnet50-imagenet");
   for (const WorkloadEntry& e : registry.entries()) {
-    EXPECT_EQ(e.profile.name, e.name);
+    EXPECT_EQ(e.spec.name, e.name);
     EXPECT_FALSE(e.help.empty()) << e.name;
-  }
-  EXPECT_THAT(registry.help_lines(), ::testing::HasSubstr("  bert-base-squad     BERT-Base"));
-  try {
-    workload_preset("bert");
-    ADD_FAILURE() << "no exception";
-  } catch (const InvalidArgument& e) {
-    EXPECT_THAT(e.what(), ::testing::HasSubstr("expected one of bert-large-seq128, "
-                                               "bert-base-squad, resnet50-imagenet, "
-                                               "resnet152-imagenet (aliases: bert-large = "
-                                               "bert-large-seq128"));
+    EXPECT_FALSE(e.spec.source.empty()) << e.name;
   }
 }
 
-TEST(Workload, ComputeScalesWithBatchAndAccumulation) {
-  const WorkloadProfile w = workload_preset("bert-large-seq128");
-  EXPECT_DOUBLE_EQ(w.forward_s(16, 4), 4 * w.forward_s(16, 1));
-  EXPECT_GT(w.backward_s(16, 1), w.backward_s(1, 1));
+TEST(Workload, GptSizesMatchTheirPublishedParameterCounts) {
+  // Radford et al. 2019: 124 M, 355 M, 774 M, 1.5 B; Brown et al. 2020: 1.3 B.
+  const std::vector<std::pair<std::string, double>> published = {{"gpt2-small", 124e6},
+                                                                 {"gpt2-medium", 355e6},
+                                                                 {"gpt2-large", 774e6},
+                                                                 {"gpt2-xl", 1.558e9},
+                                                                 {"gpt-1.3b", 1.3e9}};
+  for (const auto& [name, parameters] : published) {
+    EXPECT_NEAR(static_cast<double>(workload_preset(name).parameters), parameters,
+                0.015 * parameters)
+        << name;
+  }
 }
 
-TEST(Workload, BertLargeComputeIsWithin8MsOfEveryPublishedRow) {
-  // The fit of docs/simulator.md: forward and backward-else per micro-batch.
-  const WorkloadProfile w = workload_preset("bert-large-seq128");
-  for (const ProfileRow& row : onebit_adam_profile_rows()) {
-    EXPECT_NEAR(1e3 * w.forward_s(row.batch_per_gpu, row.grad_accum), row.forward_ms, 8.0);
-    EXPECT_NEAR(1e3 * w.backward_s(row.batch_per_gpu, row.grad_accum), row.backward_else_ms, 8.0);
-  }
+TEST(Workload, BackwardDefaultsToTwiceTheForwardFlops) {
+  WorkloadSpec w = workload_preset("resnet50-imagenet");
+  EXPECT_DOUBLE_EQ(w.forward_flops_per_sample, 7.6e9);  // He et al.: 3.8e9 multiply-adds
+  EXPECT_DOUBLE_EQ(w.backward_flops(), 15.2e9);
+  w.backward_flops_per_sample = 1e10;
+  EXPECT_DOUBLE_EQ(w.backward_flops(), 1e10);
 }
 
 TEST(Workload, RejectsBadFields) {
-  WorkloadProfile w = workload_preset("resnet50-imagenet");
-  w.wire_bytes = 3;
+  WorkloadSpec w = workload_preset("resnet50-imagenet");
+  w.gradient_precision = Precision::kFp8;
   EXPECT_THROW(w.validate(), InvalidArgument);
   w = workload_preset("resnet50-imagenet");
-  w.step_s = -1;
+  w.step_bytes_per_param = -1;
+  EXPECT_THROW(w.validate(), InvalidArgument);
+  w = workload_preset("resnet50-imagenet");
+  w.forward_flops_per_sample = 0;
+  try {
+    w.validate();
+    ADD_FAILURE() << "no exception";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("forward_flops_per_sample = 0"));
+  }
+  w = workload_preset("resnet50-imagenet");
+  w.parameters = 0;
   EXPECT_THROW(w.validate(), InvalidArgument);
 }
 

@@ -1,0 +1,34 @@
+#pragma once
+// The compute model: how long a workload's forward pass, backward pass, optimizer step and
+// compression take on a GPU (docs/whatif.md, "Compute model").
+//
+//   forward  = accum x pass(b x forward FLOPs),  backward = accum x pass(b x backward FLOPs)
+//   pass(W)  = layers x layer_overhead_s + W / (peak(compute precision) x max_utilization)
+//   step     = parameters x step_bytes_per_param / HBM bandwidth
+//   compress = parameters x compress_bytes_per_element / HBM bandwidth
+//
+// The achieved utilisation W / (pass(W) x peak) is below max_utilization <= 1, so no workload
+// is ever computed faster than the GPU's peak; a GPU without the workload's compute precision
+// (an fp8 workload on a V100) is refused.
+
+#include "net_models/gpu_spec.h"
+#include "net_models/workload.h"
+
+namespace compopt::net {
+
+struct ComputeTimes {
+  double forward_s = 0, backward_s = 0;  // of the whole step (all micro-batches)
+  double step_s = 0;                     // optimizer step, once per step
+  double compress_s = 0;                 // encode + decode of the whole gradient
+  double utilization = 0;                // achieved fraction of the peak in the passes
+};
+
+// Throws InvalidArgument for an invalid workload or GPU, a batch or accumulation below 1, or
+// a compute precision the GPU lacks.
+ComputeTimes compute_times(const WorkloadSpec& workload, const GpuSpec& gpu, int batch_per_gpu,
+                           int grad_accum);
+
+// One pass of `flops` over `layers` layers at `precision` (validated GPU).
+double pass_seconds(const GpuSpec& gpu, Precision precision, double flops, int layers);
+
+}  // namespace compopt::net
