@@ -2,16 +2,21 @@
 // an optimizer (SimGrid, scaled proxy) and prints the step-time breakdown of
 // 1-bit Adam's Table 1 (forward, backward allreduce, backward else, step,
 // allreduce %). `--calibration` runs the 13 published rows instead and prints
-// predicted against published figures (docs/calibration.md).
+// predicted against published figures (docs/calibration.md). `--trace [FILE]` also
+// writes a Chrome/Perfetto trace of the simulated step (sim/step_trace.h) to FILE, or
+// to trace.json in the run directory when no FILE is given.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include "core/util/csv_schema.h"
 #include "core/util/error.h"
+#include "core/util/file_io.h"
 #include "experiments/commands.h"
 #include "experiments/memory_estimates.h"
 #include "experiments/run_directory.h"
@@ -21,6 +26,7 @@
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
 #include "sim/scenario.h"
+#include "sim/step_trace.h"
 
 namespace compopt::cli {
 namespace {
@@ -31,7 +37,42 @@ struct Options {
   bool calibration = false;
   std::string out;
   bool overwrite = false;
+  bool trace = false;      // --trace given
+  std::string trace_file;  // its value; empty: trace.json in the run directory
 };
+
+// Refuses a --trace FILE that is a directory or whose folder is missing or not
+// writable, before anything is simulated.
+void check_trace_file(const std::string& file) {
+  if (file.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(file, ec))
+    throw InvalidArgument(fmt::format("--trace {}: is a directory, expected a file name", file));
+  const fs::path parent =
+      fs::path(file).parent_path().empty() ? fs::path(".") : fs::path(file).parent_path();
+  if (!fs::is_directory(parent, ec)) {
+    throw InvalidArgument(fmt::format(
+        "--trace {}: {} is not a directory, expected an existing folder", file, parent.string()));
+  }
+  if (::access(parent.c_str(), W_OK) != 0) {
+    throw InvalidArgument(
+        fmt::format("--trace {}: folder {} is not writable", file, parent.string()));
+  }
+}
+
+// Writes the trace where --trace asked; returns the path it went to.
+std::string write_trace(const Options& o, const sim::StepConfig& config,
+                        const std::vector<sim::StageTiming>& timings,
+                        const std::vector<sim::StagePhases>& phases, const RunDirectory& dir) {
+  const std::string text = sim::step_trace(config, timings, phases).dump();
+  if (o.trace_file.empty()) {
+    dir.write_file("trace.json", text);
+    return (dir.path() / "trace.json").string();
+  }
+  write_file_atomic(o.trace_file, text, dir.env());
+  return o.trace_file;
+}
 
 void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
   fmt::print(
@@ -44,9 +85,13 @@ void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
 void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
   check_simulation_memory(config.cluster.gpus(), 1, "--gpus", MemoryBudget::of_this_machine());
+  check_trace_file(o.trace_file);
   // Simulated before the run directory exists: a platform file SimGrid refuses leaves nothing.
-  const std::vector<sim::StageTiming> timings = sim::simulate_step(config);
+  std::vector<sim::StagePhases> phases;
+  const std::vector<sim::StageTiming> timings =
+      sim::simulate_step(config, o.trace ? &phases : nullptr);
   RunDirectory dir("profile", o.out, out_mode(o.overwrite));
+  std::string trace_path;
   dir.run([&] {
     const net::ClusterSpec& k = config.cluster;
     fmt::print(
@@ -73,6 +118,7 @@ void run_profile(const Options& o) {
       csv += sim::scenario_csv_row(config, t);
     }
     dir.write_file("profile.csv", csv);
+    if (o.trace) trace_path = write_trace(o, config, timings, phases, dir);
     dir.write_run_json({{"workload", config.workload.name},
                         {"cluster", o.scenario.cluster},
                         {"optimizer", config.optimizer},
@@ -87,6 +133,7 @@ void run_profile(const Options& o) {
                         {"backend", "sim"}});
   });
   fmt::print("\nwrote {}/profile.csv and run.json\n", dir.path().string());
+  if (o.trace) fmt::print("wrote trace {} (open it in https://ui.perfetto.dev)\n", trace_path);
 }
 
 void run_calibration(const Options& o) {
@@ -178,11 +225,20 @@ void register_profile_command(CLI::App& app) {
   cmd->add_flag("--calibration", o->calibration,
                 "run the 13 rows of 1-bit Adam's Table 1 and compare");
   cmd->add_option("--out", o->out, "run directory (default runs/profile-<time>)");
+  CLI::Option* trace =
+      cmd->add_option("--trace", o->trace_file,
+                      "also write a Chrome/Perfetto trace of the simulated step to FILE "
+                      "(without FILE: trace.json in the run directory)")
+          ->expected(0, 1)
+          ->type_name("[FILE]");
   cmd->footer("Workload presets:\n" + net::workload_registry().help_lines() + "Cluster presets:\n" +
               net::cluster_registry().help_lines() +
               "--set keys: those of a sweep config (docs/simulator.md), one value each.");
   add_overwrite_flag(*cmd, o->overwrite);
-  cmd->callback([o] {
+  cmd->callback([o, trace] {
+    o->trace = trace->count() > 0;
+    if (o->trace && o->calibration)
+      throw InvalidArgument("--trace traces one scenario's step, expected no --calibration");
     o->scenario = apply_scenario_sets(o->scenario, o->sets);
     o->calibration ? run_calibration(*o) : run_profile(*o);
   });

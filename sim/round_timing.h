@@ -6,7 +6,8 @@
 // shift 1..n-1, a ring all-gather n-1 rounds of shift 1. Identical rounds are
 // simulated once, with all n flows starting together, and counted `repeat`
 // times; no payload is computed. tests/sim checks the result against the real
-// collectives (StepConfig::full_collectives).
+// collectives (StepConfig::full_collectives). Each round names the phase of the
+// collective it belongs to, as the collective code marks it (core/comm/phase_log.h).
 
 #include <cstdint>
 #include <string_view>
@@ -22,6 +23,7 @@ struct ShiftRound {
   int shift = 1;
   uint64_t real_bytes = 0;  // per message, before the wire map
   double repeat = 1;
+  const char* phase = "";  // e.g. "reduce-scatter"; consecutive rounds may share one
 };
 
 // Whether `scheme` on `cluster` is timed by rounds: the ring on generated
@@ -46,7 +48,10 @@ struct RoundTiming {
   double inter_node_bytes = 0;  // of which across nodes
 };
 
-// Called by every rank inside run_sim, with the wire map already set.
+// Called by every rank inside run_sim, with the wire map already set. A round equal
+// to the one before it (shift and bytes) reuses its simulated time. With a PhaseLog
+// attached to `comm`, records one span per run of consecutive rounds of one phase,
+// laid end to end from now() at the call.
 RoundTiming simulate_rounds(Communicator& comm, const std::vector<ShiftRound>& rounds);
 
 }  // namespace compopt::sim

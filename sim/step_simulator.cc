@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <utility>
 
 #include "core/comm/collectives/compressed_allreduce.h"
 #include "core/comm/collectives/hierarchical_allreduce.h"
@@ -54,6 +55,18 @@ struct CommMeasure {
   double seconds = 0, bytes_per_gpu = 0, inter_node_bytes = 0;
 };
 
+// Phases in seconds from the start of the first: a collective's first phase starts
+// with it (no simulated time passes before its first message).
+std::vector<PhaseSpan> from_first_phase(std::vector<PhaseSpan> spans) {
+  double origin = spans.empty() ? 0.0 : spans.front().start_s;
+  for (const PhaseSpan& s : spans) origin = std::min(origin, s.start_s);
+  for (PhaseSpan& s : spans) {
+    s.start_s -= origin;
+    s.end_s -= origin;
+  }
+  return spans;
+}
+
 // One full collective of the stage on a `proxy`-element vector, called by every
 // rank inside run_sim; timed from a barrier, traffic counted after the wire map.
 RoundTiming time_full_collective(Communicator& comm, const Stage& stage, const WireMap& wire,
@@ -93,11 +106,13 @@ RoundTiming time_full_collective(Communicator& comm, const Stage& stage, const W
 }
 
 // One collective of `modeled` elements on every GPU of the cluster, simulated
-// on a proxy; returns its simulated duration (slowest rank) and modeled traffic.
+// on a proxy; returns its simulated duration (slowest rank) and modeled traffic, and
+// with `spans` every rank's phases from the start of its collective.
 // Timed by symmetry (simulate_rounds) where timed_by_rounds allows it and the
 // config does not ask for the full collectives. Compute is not simulated here: every rank does the
 // same work, so it adds the same time on every rank and simulate_step composes it analytically.
-CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, double modeled) {
+CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, double modeled,
+                                std::vector<std::vector<PhaseSpan>>* spans = nullptr) {
   const net::ClusterSpec& cluster = config.cluster;
   const int n = cluster.gpus();
   const size_t proxy = proxy_length(n, config.proxy_min);
@@ -112,21 +127,21 @@ CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, do
       by_rounds ? collective_rounds(stage.scheme, stage.compressor, proxy,
                                     config.workload.wire_bytes(), cluster)
                 : std::vector<ShiftRound>{};
+  if (spans != nullptr) spans->assign(static_cast<size_t>(n), {});
   run_sim({.cluster = cluster}, [&](Communicator& comm) {
     SimTransport& transport = SimTransport::of(comm);
     const auto r = static_cast<size_t>(comm.rank());
-    if (by_rounds) {
-      transport.set_wire_map(wire);
-      const RoundTiming timing = simulate_rounds(comm, rounds);
-      seconds[r] = timing.seconds;
-      bytes[r] = timing.bytes_sent;
-      inter[r] = timing.inter_node_bytes;
-      return;
-    }
-    const RoundTiming timing = time_full_collective(comm, stage, wire, proxy, precision);
+    PhaseLog log;
+    if (spans != nullptr) comm.set_phase_log(&log);
+    if (by_rounds) transport.set_wire_map(wire);
+    const RoundTiming timing = by_rounds
+                                   ? simulate_rounds(comm, rounds)
+                                   : time_full_collective(comm, stage, wire, proxy, precision);
+    comm.set_phase_log(nullptr);
     seconds[r] = timing.seconds;
     bytes[r] = timing.bytes_sent;
     inter[r] = timing.inter_node_bytes;
+    if (spans != nullptr) (*spans)[r] = from_first_phase(log.spans());
   });
   CommMeasure out;
   out.seconds = *std::max_element(seconds.begin(), seconds.end());
@@ -141,7 +156,7 @@ std::vector<std::string> step_optimizer_names() { return optimizer_registry().na
 
 void check_step_optimizer(std::string_view optimizer) { stages_of(optimizer); }
 
-std::vector<StageTiming> simulate_step(const StepConfig& config) {
+std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<StagePhases>* phases) {
   config.workload.validate();
   config.cluster.validate();
   const int batch =
@@ -167,7 +182,9 @@ std::vector<StageTiming> simulate_step(const StepConfig& config) {
     t.compress_s = stage.scheme == CommScheme::kRing ? 0.0 : compute.compress_s;
     t.step_s = compute.step_s;
     t.compute_utilization = compute.utilization;
-    const CommMeasure whole = simulate_collective(config, stage, modeled);
+    StagePhases stage_phases;
+    const CommMeasure whole = simulate_collective(
+        config, stage, modeled, phases && !config.overlap ? &stage_phases.spans : nullptr);
     t.bytes_per_gpu = whole.bytes_per_gpu;
     t.inter_node_bytes = whole.inter_node_bytes;
     t.comm_s = whole.seconds;
@@ -180,7 +197,11 @@ std::vector<StageTiming> simulate_step(const StepConfig& config) {
               ? config.buckets
               : std::max(1,
                          static_cast<int>(std::ceil(modeled * w.wire_bytes() / kDdpBucketBytes)));
-      const double c = simulate_collective(config, stage, modeled / buckets).seconds;
+      const double c = simulate_collective(config, stage, modeled / buckets,
+                                           phases ? &stage_phases.spans : nullptr)
+                           .seconds;
+      stage_phases.buckets = buckets;
+      stage_phases.bucket_s = c;
       const double beta = t.backward_compute_s / buckets;
       t.comm_s = std::max(c, buckets * c - (buckets - 1) * beta);
     }
@@ -188,6 +209,7 @@ std::vector<StageTiming> simulate_step(const StepConfig& config) {
     t.throughput_samples_s =
         static_cast<double>(config.cluster.gpus()) * batch * config.grad_accum / t.step_time_s;
     rows.push_back(t);
+    if (phases != nullptr) phases->push_back(std::move(stage_phases));
   }
   return rows;
 }

@@ -22,6 +22,7 @@
 
 #include "net_models/cluster_spec.h"
 #include "net_models/workload.h"
+#include "sim/step_phases.h"
 
 namespace compopt::sim {
 
@@ -58,7 +59,10 @@ struct StageTiming {
 std::vector<std::string> step_optimizer_names();
 void check_step_optimizer(std::string_view optimizer);
 
-// Throws InvalidArgument for bad input (cluster, workload, optimizer, batch).
-std::vector<StageTiming> simulate_step(const StepConfig& config);
+// Throws InvalidArgument for bad input (cluster, workload, optimizer, batch). With
+// `phases`, also records every rank's collective phases, one StagePhases per row;
+// the timings are the same with or without.
+std::vector<StageTiming> simulate_step(const StepConfig& config,
+                                       std::vector<StagePhases>* phases = nullptr);
 
 }  // namespace compopt::sim

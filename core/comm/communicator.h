@@ -19,6 +19,7 @@
 #include <span>
 #include <vector>
 
+#include "core/comm/phase_log.h"
 #include "core/comm/reduce_op.h"
 #include "core/comm/traffic.h"
 #include "core/comm/transport.h"
@@ -93,6 +94,10 @@ class Communicator {
   TrafficCounters& traffic() { return rank_state_->traffic; }
   const TrafficCounters& traffic() const { return rank_state_->traffic; }
   Transport& transport() { return transport_; }
+  // Where this rank's collectives record their phases (phase_log.h); nullptr (the
+  // default): not recorded. Shared by all communicators of this rank.
+  PhaseLog* phase_log() const { return rank_state_->phase_log; }
+  void set_phase_log(PhaseLog* log) { rank_state_->phase_log = log; }
 
   // Internal channel for collectives: tags above kMaxUserTag, one per algorithm.
   enum class InternalTag : uint32_t {
@@ -115,6 +120,7 @@ class Communicator {
   struct RankState {
     TrafficCounters traffic;
     uint32_t next_context = 1;  // lowest context id this rank has not seen
+    PhaseLog* phase_log = nullptr;
   };
   Communicator(Transport& transport, std::vector<int> members, uint32_t context,
                std::shared_ptr<RankState> rank_state);

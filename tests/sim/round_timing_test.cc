@@ -70,9 +70,13 @@ TEST(RoundTiming, StarMergesAlltoallRoundsWithTheSamePattern) {
   EXPECT_EQ(alltoall, 63);
   EXPECT_LT(rounds.size(), 16u);
   const auto ring = collective_rounds(CommScheme::kRing, "", 4096, 2, cluster);
-  ASSERT_EQ(ring.size(), 1u);
-  EXPECT_EQ(ring[0].repeat, 126);
-  EXPECT_EQ(ring[0].real_bytes, 2u * 4096 / 64);
+  ASSERT_EQ(ring.size(), 2u);
+  for (const ShiftRound& half : ring) {
+    EXPECT_EQ(half.repeat, 63);
+    EXPECT_EQ(half.real_bytes, 2u * 4096 / 64);
+  }
+  EXPECT_STREQ(ring[0].phase, "reduce-scatter");
+  EXPECT_STREQ(ring[1].phase, "all-gather");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/comm/phase_log.h"
 #include "core/compress/feedback_encode.h"
 #include "core/util/error.h"
 
@@ -72,9 +73,13 @@ std::vector<std::byte> compressed_allreduce_messages(Communicator& comm,
 
   // 2. Exchange bit-chunks and worker scales.
   std::vector<std::byte> received(worker_payload.size());
-  comm.alltoall(worker_payload, received);
+  {
+    const PhaseScope phase(comm, "all-to-all");
+    comm.alltoall(worker_payload, received);
+  }
   std::vector<float> scales(un, 1.0f);
   if (compressor.has_scale()) {
+    const PhaseScope phase(comm, "all-gather scales");
     comm.allgather(std::as_bytes(std::span(&worker_scale, 1)),
                    std::as_writable_bytes(std::span(scales)));
   }
@@ -91,6 +96,7 @@ std::vector<std::byte> compressed_allreduce_messages(Communicator& comm,
 
   // 4. All-gather the server messages.
   std::vector<std::byte> all(un * message_bytes);
+  const PhaseScope phase(comm, "all-gather");
   comm.allgather(message, all);
   return all;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/comm/phase_log.h"
 #include "core/util/error.h"
 
 namespace compopt {
@@ -54,17 +55,27 @@ void hierarchical_compressed_allreduce_mean(HierarchicalGroups& groups, std::spa
   // 1. Intra-node mean: local rank r owns shard r.
   std::vector<float> full(padded, 0.0f), shard(shard_len);
   std::copy(data.begin(), data.end(), full.begin());
-  intra.reduce_scatter(full, shard, ReduceOp::kMean);
+  {
+    const PhaseScope phase(intra, "intra-node reduce-scatter");
+    intra.reduce_scatter(full, shard, ReduceOp::kMean);
+  }
 
   // 2. Caller's transform, then the compressed allreduce across nodes.
   const size_t offset = static_cast<size_t>(intra.rank()) * shard_len;
   if (transform) transform(shard, offset);
   key.index_offset += offset;
-  const auto messages = compressed_allreduce_messages(inter, shard, compressor, state, key);
+  std::vector<std::byte> messages;
+  {
+    const PhaseScope phase(inter, "inter-node compressed allreduce");
+    messages = compressed_allreduce_messages(inter, shard, compressor, state, key);
+  }
 
   // 3. Share the compressed shards within the node and decode everything.
   std::vector<std::byte> all(messages.size() * static_cast<size_t>(per_node));
-  intra.allgather(messages, all);
+  {
+    const PhaseScope phase(intra, "intra-node all-gather");
+    intra.allgather(messages, all);
+  }
   decode_server_messages(all, static_cast<size_t>(nodes) * static_cast<size_t>(per_node), chunk,
                          compressor, data);
 }

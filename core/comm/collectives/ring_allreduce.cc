@@ -5,6 +5,7 @@
 
 #include "core/comm/collectives/block_partition.h"
 #include "core/comm/collectives/ring_shift.h"
+#include "core/comm/phase_log.h"
 #include "core/compress/compressor.h"
 
 namespace compopt {
@@ -111,12 +112,16 @@ void ring_allgather_in_place(Communicator& comm, std::span<float> data, WirePrec
 
 void ring_allreduce(Communicator& comm, std::span<float> data, ReduceOp op,
                     WirePrecision precision) {
-  ring_reduce_scatter_in_place(comm, data, precision);
+  {
+    const PhaseScope phase(comm, "reduce-scatter");
+    ring_reduce_scatter_in_place(comm, data, precision);
+  }
   if (op == ReduceOp::kMean) {
     const BlockPartition part{data.size(), comm.size()};
     const auto divisor = static_cast<float>(comm.size());
     for (float& v : data.subspan(part.offset(comm.rank()), part.size(comm.rank()))) v /= divisor;
   }
+  const PhaseScope phase(comm, "all-gather");
   ring_allgather_in_place(comm, data, precision);
 }
 
