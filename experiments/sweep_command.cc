@@ -17,6 +17,7 @@
 #include "experiments/option_ranges.h"
 #include "experiments/run_directory.h"
 #include "experiments/sweep_config.h"
+#include "experiments/sweep_totals.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/workload.h"
 #include "sim/scenario.h"
@@ -62,10 +63,8 @@ std::vector<std::string> run_all(const std::vector<sim::Scenario>& scenarios, in
                      .work =
                          [&](size_t i) {
                            const sim::StepConfig config = sim::resolve_scenario(scenarios[i]);
-                           std::string text;
-                           for (const auto& t : sim::simulate_step(config))
-                             text += sim::scenario_csv_row(config, t);
-                           return text;
+                           return sim::scenario_csv_rows(config, scenarios[i].training,
+                                                         sim::simulate_step(config));
                          },
                      .describe =
                          [&](size_t i) {
@@ -101,7 +100,7 @@ void run(const Options& o) {
   dir.run([&] {
     std::string csv = sim::scenario_csv_header();
     for (const std::string& rows : run_all(scenarios, jobs)) csv += rows;
-    dir.write_file("sweep.csv", csv);
+    dir.write_file("sweep.csv", finish_sweep_csv(csv, scenarios.front().training));
   });
   fmt::print("wrote {}/sweep.csv ({} scenarios) and run.json\n", dir.path().string(),
              scenarios.size());
