@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "sim/scenario.h"
 
@@ -200,6 +201,17 @@ TEST(EndToEndSpeedup, EachRowAgainstItsGroupsBaseline) {
   std::getline(against_birder, line);
   std::getline(against_birder, line);
   EXPECT_EQ(line.substr(line.rfind(',') + 1), "0.2500");
+}
+
+TEST(EndToEndSpeedup, EveryDeclaredBaselineIsARegisteredBaseline) {
+  for (const OptimizerEntry& e : optimizer_registry().entries()) {
+    if (e.baseline.empty()) continue;
+    ASSERT_TRUE(optimizer_registry().contains(e.baseline)) << e.name;
+    EXPECT_EQ(optimizer_registry().get(e.baseline).baseline, "") << e.name;
+    // A baseline sends its gradient uncompressed.
+    for (const StageSpec& stage : optimizer_registry().get(e.baseline).stages)
+      EXPECT_EQ(stage.pattern, CommPattern::kRing) << e.name;
+  }
 }
 
 }  // namespace
