@@ -3,9 +3,10 @@
 # time-to-train, time-to-target and memory columns and end_to_end_speedup; the hours agree
 # with the CSV's own step times; a scenario that does not fit is listed after the run, and
 # profile prints its memory block and the warning.
-#   time_to_train_cli_test.sh COMPOPT_BINARY
+#   time_to_train_cli_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
 BIN=$1
+SRC=$2
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 failures=0
@@ -84,6 +85,11 @@ out=$("$BIN" profile --optimizer onebit-adam --set training.total_steps=1000 \
   --set training.warmup_fraction=0.1 --out "$WORK/profile2" 2>&1) || fail "profile: $out"
 has "profile time to train" "time to train: 1000 steps (100 in the warmup stage)" "$out"
 [[ "$out" != *"does not fit"* ]] || fail "profile of bert-large flagged: $out"
+
+# The example config runs as documented.
+out=$("$BIN" sweep "$SRC/experiments/configs/sweep_time_to_train.toml" --out "$WORK/example" 2>&1) ||
+  fail "example config: $out"
+has "example speedup column" ",end_to_end_speedup" "$(head -1 "$WORK/example/sweep.csv")"
 
 [ $failures -eq 0 ] && echo "time_to_train_cli_test: all passed"
 exit $((failures > 0))
