@@ -61,20 +61,21 @@ const toml::table& table_of(const toml::node& node, const std::string& key) {
                   key, where(node)));
 }
 
-// The first step of the file at `path` reaching the target.
-std::optional<int64_t> steps_from_metrics(const std::string& path, const std::string& key,
-                                          const TrainingSpec& spec) {
+// The first step of the file at `path` reaching the target, and its run's warmup.
+void read_metrics(const std::string& path, const std::string& key, const std::string& optimizer,
+                  TrainingSpec& spec) {
   if (!spec.target || spec.metric.empty()) {
     throw InvalidArgument(
-        fmt::format("{}: reading a metrics.csv needs training.target and "
-                    "training.metric",
-                    key));
+        fmt::format("{}: reading a metrics.csv needs training.target and training.metric", key));
   }
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw InvalidArgument(fmt::format("{} = '{}': not found or not a regular file", key, path));
   try {
-    return sim::first_step_reaching(read_text_file(path), path, spec.metric, *spec.target);
+    const std::string text = read_text_file(path);
+    spec.steps_to_target[optimizer] =
+        sim::first_step_reaching(text, path, spec.metric, *spec.target);
+    if (const auto run = sim::run_warmup(text, path)) spec.run_warmups[optimizer] = *run;
   } catch (const IoError& e) {
     throw InvalidArgument(fmt::format("{} = '{}': {}", key, path, e.what()));
   } catch (const InvalidArgument& e) {
@@ -97,7 +98,7 @@ void read_targets(const toml::table& table, TrainingSpec& spec) {
         throw InvalidArgument(fmt::format(
             "{}: {} is in training.steps_to_target too, expected one of them", key, optimizer));
       }
-      spec.steps_to_target[optimizer] = steps_from_metrics(text_of(value, key), key, spec);
+      read_metrics(text_of(value, key), key, optimizer, spec);
     }
   }
 }

@@ -8,7 +8,8 @@
 //   target                            the metric's value to reach
 //   [training.steps_to_target]        optimizer = steps to the target
 //   [training.metrics]                optimizer = path of a metrics.csv (compopt train);
-//                                     the first step reaching the target, or not reached
+//                                     the first step reaching the target, or not reached,
+//                                     and the run's warmup (its stage column)
 //   baseline                          optimizer the end-to-end speedup is against
 //
 // Files are read here, so a missing file, an absent column or a bad cell throws

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -29,11 +30,25 @@ bool has_warmup_stage(const std::string& optimizer) {
   return stages.size() > 1 && stages.front().name == "warmup";
 }
 
-// Warmup steps of a run of `steps` steps (0 for optimizers without a warmup stage).
+// Warmup steps of a run of `steps` steps (0 for optimizers without a warmup stage); the
+// measured run's fraction when the keys give none.
 int64_t warmup_of(const TrainingSpec& spec, const std::string& optimizer, int64_t steps) {
   if (!has_warmup_stage(optimizer)) return 0;
   if (spec.warmup_steps) return std::min(*spec.warmup_steps, steps);
-  return std::llround(*spec.warmup_fraction * static_cast<double>(steps));
+  const double run_steps = static_cast<double>(steps);
+  if (spec.warmup_fraction) return std::llround(*spec.warmup_fraction * run_steps);
+  const RunWarmup& run = spec.run_warmups.at(optimizer);
+  return std::llround(static_cast<double>(run.warmup_steps) / run.steps * run_steps);
+}
+
+// Warmup steps on the way to the target: the keys' rule, else the measured run's own steps.
+int64_t warmup_to_target(const TrainingSpec& spec, const std::string& optimizer,
+                         std::optional<int64_t> total_steps, int64_t steps) {
+  const bool keys = spec.warmup_steps || spec.warmup_fraction;
+  const auto run = spec.run_warmups.find(optimizer);
+  if (!keys && run != spec.run_warmups.end() && has_warmup_stage(optimizer))
+    return std::min(steps, run->second.warmup_steps);
+  return std::min(steps, warmup_of(spec, optimizer, total_steps ? *total_steps : steps));
 }
 
 double hours(const std::vector<StageTiming>& timings, int64_t steps, int64_t warmup) {
@@ -92,11 +107,14 @@ void check_training(const TrainingSpec& spec, const std::string& optimizer) {
   if (!spec.baseline.empty()) check_step_optimizer(spec.baseline);
   const bool counts =
       spec.total_steps > 0 || spec.total_samples > 0 || spec.steps_to_target.count(optimizer) > 0;
-  if (counts && has_warmup_stage(optimizer) && !spec.warmup_steps && !spec.warmup_fraction) {
-    throw InvalidArgument(
-        fmt::format("optimizer {} starts with a warmup stage: give training.warmup_steps or "
-                    "training.warmup_fraction (its freeze step has no fixed default)",
-                    optimizer));
+  const bool warmup =
+      spec.warmup_steps || spec.warmup_fraction || spec.run_warmups.count(optimizer) > 0;
+  if (counts && has_warmup_stage(optimizer) && !warmup) {
+    throw InvalidArgument(fmt::format(
+        "optimizer {} starts with a warmup stage: give training.warmup_steps or "
+        "training.warmup_fraction, or its run in training.metrics (its freeze step has no "
+        "fixed default)",
+        optimizer));
   }
 }
 
@@ -124,10 +142,8 @@ TrainingTime time_to_train(const TrainingSpec& spec, const StepConfig& config,
   }
   const int64_t steps = *target->second;
   out.steps_to_target = std::to_string(steps);
-  // A fraction is of the whole run when it is given, else of the steps to the target.
-  const int64_t warmup = std::min(
-      steps, warmup_of(spec, config.optimizer, out.total_steps ? *out.total_steps : steps));
-  out.time_to_target_h = hours(timings, steps, warmup);
+  out.time_to_target_h =
+      hours(timings, steps, warmup_to_target(spec, config.optimizer, out.total_steps, steps));
   return out;
 }
 
@@ -142,6 +158,20 @@ std::optional<int64_t> first_step_reaching(std::string_view metrics_csv, std::st
     if (value && (higher ? *value >= target : *value <= target)) return table.integer(row, "step");
   }
   return std::nullopt;
+}
+
+std::optional<RunWarmup> run_warmup(std::string_view metrics_csv, std::string_view source) {
+  const CsvTable table(metrics_csv, source);
+  const auto& header = table.header();
+  if (std::find(header.begin(), header.end(), "stage") == header.end() || table.rows() == 0)
+    return std::nullopt;
+  RunWarmup run;
+  for (size_t row = 0; row < table.rows(); ++row) {
+    if (table.text(row, "stage") == "warmup") ++run.warmup_steps;
+  }
+  run.steps = table.integer(table.rows() - 1, "step");
+  if (run.steps < 1) return std::nullopt;
+  return run;
 }
 
 std::string with_end_to_end_speedup(const std::string& csv, const std::string& baseline) {

@@ -8,9 +8,12 @@
 //                   convergence run's metrics.csv reaching it) at the same per-stage times;
 //   speedup         each scenario's time to train against its baseline optimizer's in the
 //                   same group of a sweep (same everything but the optimizer).
-// The warmup is warmup_steps, or warmup_fraction x total steps; an optimizer with a warmup
-// stage needs one of them (1-bit Adam's freeze_step defaults to the freeze detector, whose
-// step only a run can tell). Bad input throws InvalidArgument naming the key.
+// The warmup is warmup_steps, or warmup_fraction x total steps, or else what the optimizer's
+// convergence run (its metrics.csv) spent in the warmup stage: the freeze detector's step
+// there, as a fraction of that run for the time to train and as steps for the time to
+// target. An optimizer with a warmup stage needs one of them (1-bit Adam's freeze_step
+// defaults to the freeze detector, whose step only a run can tell). Bad input throws
+// InvalidArgument naming the key.
 
 #include <cstdint>
 #include <map>
@@ -23,6 +26,12 @@
 
 namespace compopt::sim {
 
+// The warmup of a convergence run: steps its metrics.csv records in the warmup stage, of all.
+struct RunWarmup {
+  int64_t warmup_steps = 0;
+  int64_t steps = 0;
+};
+
 struct TrainingSpec {
   int64_t total_steps = 0;    // 0: not given
   int64_t total_samples = 0;  // 0: not given; steps = ceil(samples / global batch)
@@ -32,6 +41,8 @@ struct TrainingSpec {
   std::optional<double> target;
   // Canonical optimizer name -> steps to the target; nullopt: the run never reached it.
   std::map<std::string, std::optional<int64_t>> steps_to_target;
+  // Canonical optimizer -> the warmup of its metrics run, for optimizers with a warmup stage.
+  std::map<std::string, RunWarmup> run_warmups;
   std::string baseline;  // empty: each optimizer's baseline in the optimizer registry
 };
 
@@ -66,6 +77,10 @@ bool higher_is_better(std::string_view metric);
 // `source` when a column is absent or a cell is not a number.
 std::optional<int64_t> first_step_reaching(std::string_view metrics_csv, std::string_view source,
                                            const std::string& metric, double target);
+
+// The rows of a metrics.csv text in the stage "warmup", and its last step; nullopt when
+// the text has no stage column or no rows.
+std::optional<RunWarmup> run_warmup(std::string_view metrics_csv, std::string_view source);
 
 // `csv` (a sweep's header and rows, with time_to_train_h and optimizer columns) with the
 // column end_to_end_speedup appended: the baseline's time_to_train_h / the row's, where the

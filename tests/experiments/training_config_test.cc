@@ -84,6 +84,22 @@ TEST(TrainingConfig, ATargetNeverReachedIsKeptAsNotReached) {
   EXPECT_EQ(c.scenarios.front().training.steps_to_target.at("onebit-adam"), std::nullopt);
 }
 
+TEST(TrainingConfig, AMetricsRunGivesItsWarmup) {
+  const std::string m = metrics_file(
+      "warmup.csv", "step,stage,test_accuracy\n1,warmup,\n2,compression,0.95\n3,compression,\n");
+  // No warmup key: 1-bit Adam's run spent 1 of its 3 steps in the warmup stage.
+  const SweepConfig c =
+      parse_sweep_config(kHead +
+                             "total_steps = 300\nmetric = \"test_accuracy\"\ntarget = 0.9\n"
+                             "metrics = {onebit-adam = \"" +
+                             m + "\"}\n",
+                         "t.toml", {});
+  const sim::TrainingSpec& spec = c.scenarios.front().training;
+  EXPECT_EQ(spec.steps_to_target.at("onebit-adam"), 2);
+  EXPECT_EQ(spec.run_warmups.at("onebit-adam").warmup_steps, 1);
+  EXPECT_EQ(spec.run_warmups.at("onebit-adam").steps, 3);
+}
+
 TEST(TrainingConfig, BadValuesNameTheKey) {
   EXPECT_THAT(parse_error("total_steps = -5\n"), HasSubstr("training.total_steps = -5"));
   EXPECT_THAT(parse_error("total_steps = 1.5\n"), HasSubstr("training.total_steps"));

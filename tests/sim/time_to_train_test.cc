@@ -114,6 +114,38 @@ TEST(TimeToTarget, StepsToTargetAtTheStageTimes) {
   EXPECT_EQ(time_to_train(spec, config_of("lamb"), kOneStage).steps_to_target, "");
 }
 
+TEST(TimeToTrain, AMeasuredRunsWarmupWhenTheKeysGiveNone) {
+  // The convergence run froze after 30 of its 200 steps (15%); the target came at step 120.
+  TrainingSpec spec;
+  spec.total_steps = 1000;
+  spec.metric = "test_accuracy";
+  spec.steps_to_target = {{"onebit-adam", 120}};
+  spec.run_warmups = {{"onebit-adam", RunWarmup{30, 200}}};
+  EXPECT_NO_THROW(check_training(spec, "onebit-adam"));
+  const TrainingTime t = time_to_train(spec, config_of("onebit-adam"), kTwoStages);
+  EXPECT_EQ(t.warmup_steps, 150);  // 15% of the 1000 steps
+  EXPECT_DOUBLE_EQ(*t.time_to_train_h, (150 * 36.0 + 850 * 3.6) / 3600);
+  EXPECT_DOUBLE_EQ(*t.time_to_target_h, (30 * 36.0 + 90 * 3.6) / 3600);  // the run's 30 steps
+  // Keys take precedence over the measured run.
+  spec.warmup_steps = 10;
+  EXPECT_DOUBLE_EQ(*time_to_train(spec, config_of("onebit-adam"), kTwoStages).time_to_target_h,
+                   (10 * 36.0 + 110 * 3.6) / 3600);
+  // Another optimizer's run does not stand in for 1-bit LAMB's.
+  spec.warmup_steps.reset();
+  EXPECT_THROW(check_training(spec, "onebit-lamb"), InvalidArgument);
+}
+
+TEST(RunWarmup, CountsTheWarmupRowsOfAMetricsRun) {
+  const std::string csv =
+      "step,stage,test_accuracy\n1,warmup,\n2,warmup,\n3,compression,0.5\n4,compression,0.7\n";
+  const std::optional<RunWarmup> run = run_warmup(csv, "m.csv");
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->warmup_steps, 2);
+  EXPECT_EQ(run->steps, 4);
+  EXPECT_FALSE(run_warmup("step,test_accuracy\n1,0.5\n", "m.csv"));
+  EXPECT_FALSE(run_warmup("step,stage\n", "m.csv"));
+}
+
 TEST(TrainingCheck, RefusesInconsistentSpecs) {
   TrainingSpec both;
   both.total_steps = 10;
