@@ -38,7 +38,8 @@ int64_t warmup_of(const TrainingSpec& spec, const std::string& optimizer, int64_
   const double run_steps = static_cast<double>(steps);
   if (spec.warmup_fraction) return std::llround(*spec.warmup_fraction * run_steps);
   const RunWarmup& run = spec.run_warmups.at(optimizer);
-  return std::llround(static_cast<double>(run.warmup_steps) / run.steps * run_steps);
+  const double fraction = static_cast<double>(run.warmup_steps) / static_cast<double>(run.steps);
+  return std::llround(fraction * run_steps);
 }
 
 // Warmup steps on the way to the target: the keys' rule, else the measured run's own steps.
