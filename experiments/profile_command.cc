@@ -82,6 +82,33 @@ void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
   (void)c;
 }
 
+// The [training] figures, when the config gives them.
+void print_training(const sim::TrainingTime& t) {
+  if (t.total_steps) {
+    fmt::print("\ntime to train: {} steps ({} in the warmup stage): {:.4g} h\n", *t.total_steps,
+               *t.warmup_steps, *t.time_to_train_h);
+  }
+  if (t.steps_to_target == sim::kNotReached) {
+    fmt::print("time to target: the metrics run never reached the target\n");
+  } else if (t.time_to_target_h) {
+    fmt::print("time to target: {} steps: {:.4g} h\n", t.steps_to_target, *t.time_to_target_h);
+  }
+}
+
+void print_memory(const sim::StepConfig& c, const sim::MemoryEstimate& m) {
+  constexpr double kGb = 1e9;
+  fmt::print(
+      "\nmemory per GPU: weights {:.3f} GB, gradients {:.3f} GB, optimizer {:.3f} GB, "
+      "activations {:.3f} GB (batch {}): {:.3f} GB of the {}'s {:.3f} GB\n",
+      m.weights_bytes / kGb, m.gradients_bytes / kGb, m.optimizer_bytes / kGb,
+      m.activations_bytes / kGb, c.batch_per_gpu, m.total_bytes() / kGb, c.cluster.gpu.name,
+      m.gpu_bytes / kGb);
+  if (!m.fits()) {
+    fmt::print("warning: does not fit: {:.3f} GB needed per GPU > {:.3f} GB on the {}\n",
+               m.total_bytes() / kGb, m.gpu_bytes / kGb, c.cluster.gpu.name);
+  }
+}
+
 void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
   check_simulation_memory(config.cluster.gpus(), 1, "--gpus", MemoryBudget::of_this_machine());
@@ -112,11 +139,14 @@ void run_profile(const Options& o) {
     fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
                "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
                "samples/s");
+    const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
     std::string csv = sim::scenario_csv_header();
     for (const sim::StageTiming& t : timings) {
       print_breakdown(config, t);
-      csv += sim::scenario_csv_row(config, t);
+      csv += sim::scenario_csv_row(config, t, totals);
     }
+    print_training(totals.training);
+    print_memory(config, totals.memory);
     dir.write_file("profile.csv", csv);
     if (o.trace) trace_path = write_trace(o, config, timings, phases, dir);
     dir.write_run_json({{"workload", config.workload.name},

@@ -22,6 +22,7 @@
 #include "experiments/sweep_config.h"
 #include "experiments/sweep_distribution.h"
 #include "experiments/sweep_summary.h"
+#include "experiments/sweep_totals.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/workload.h"
 #include "sim/scenario.h"
@@ -65,10 +66,9 @@ std::string simulate_scenario(const sim::Scenario& scenario) {
   const sim::StepConfig config = sim::resolve_scenario(scenario);
   std::string csv;
   std::vector<SweepRow> rows;
-  for (const auto& t : sim::simulate_step(config)) {
-    csv += sim::scenario_csv_row(config, t);
-    rows.push_back(sweep_row(config, t));
-  }
+  const std::vector<sim::StageTiming> timings = sim::simulate_step(config);
+  for (const auto& t : timings) rows.push_back(sweep_row(config, t));
+  csv = sim::scenario_csv_rows(config, scenario.training, timings);
   return nlohmann::json{{"csv", csv}, {"rows", rows}}.dump();
 }
 
@@ -138,7 +138,8 @@ void run(const Options& o) {
   dir.run([&] {
     std::vector<std::string> results = run_share(scenarios, mine, jobs, world);
     if (world.size > 1) results = gather_results(world, scenarios.size(), results);
-    dir.write_file("sweep.csv", sweep_csv(results, rows));
+    dir.write_file("sweep.csv",
+                   finish_sweep_csv(sweep_csv(results, rows), scenarios.front().training));
   });
   fmt::print("\n{}\nwrote {}/sweep.csv ({} scenarios) and run.json\n", sweep_summary(rows),
              dir.path().string(), scenarios.size());

@@ -14,6 +14,7 @@
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
 #include "experiments/config_overrides.h"
+#include "experiments/training_config.h"
 #include "experiments/workload_config.h"
 
 namespace compopt::cli {
@@ -27,6 +28,7 @@ const std::map<std::string, std::set<std::string>> kKeys = {
     {"sweep",
      {"optimizers", "gpus", "inter_node_gbps", "batch_per_gpu", "grad_accum", "topology", "overlap",
       "buckets"}},
+    {"training", training_config_keys()},
 };
 
 // "at line N" of the config file, or "from --set" for a value an override inserted.
@@ -128,6 +130,8 @@ sim::Scenario base_of(const toml::table& root, sim::Scenario base) {
   base.gpus_per_node = count_key(root, "cluster.gpus_per_node", base.gpus_per_node);
   base.overlap = scalar(root, "sweep.overlap", base.overlap, "true or false");
   base.buckets = count_key(root, "sweep.buckets", base.buckets);
+  if (const toml::table* training = root["training"].as_table())
+    base.training = training_from_config(*training);
   return base;
 }
 

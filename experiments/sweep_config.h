@@ -1,5 +1,6 @@
 #pragma once
-// Configuration of `compopt sweep`: a TOML text (tables [workload], [cluster], [sweep]) plus
+// Configuration of `compopt sweep`: a TOML text (tables [workload], [cluster], [sweep],
+// [training]) plus
 // `--set a.b=value` overrides (config_overrides.h), parsed into the grid of scenarios it describes.
 // Every problem (unparsable TOML, unknown table or key, a value of the wrong type or range, an
 // empty axis, a grid too large, a scenario that does not resolve) throws InvalidArgument naming the
@@ -10,6 +11,7 @@
 //              gpus_per_node   GPUs per node (0 = the preset's; alias ranks_per_node)
 //   [sweep]    optimizers, gpus, inter_node_gbps, batch_per_gpu, grad_accum, topology: one value
 //              or an array (the grid is their product); overlap (bool), buckets (integer >= 0)
+//   [training] whole-run inputs (training_config.h): total steps, warmup, targets
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/util/error.h"
@@ -86,12 +87,16 @@ const std::vector<ScalarKey>& scalar_keys() {
        [](WorkloadSpec& w, const toml::node& n, const std::string& k) {
          w.compress_bytes_per_element = number_of(n, k);
        }},
+      {"activation_bytes_per_sample",
+       [](WorkloadSpec& w, const toml::node& n, const std::string& k) {
+         w.activation_bytes_per_sample = number_of(n, k);
+       }},
   };
   return keys;
 }
 
-const std::set<std::string> kTransformerKeys = {"layers", "hidden", "sequence", "vocabulary",
-                                                "lm_head"};
+const std::set<std::string> kTransformerKeys = {"layers",     "hidden",  "sequence",
+                                                "vocabulary", "lm_head", "heads"};
 const std::set<std::string> kLayerKeys = {"kind", "in", "out", "kernel", "output"};
 
 void check_table_keys(const toml::table& table, const std::set<std::string>& known,
@@ -119,6 +124,7 @@ net::TransformerShape transformer_of(const toml::table& t) {
   shape.hidden = get("hidden");
   shape.sequence = get("sequence");
   shape.vocabulary = get("vocabulary");
+  if (t.contains("heads")) shape.heads = get("heads");
   if (const toml::node* n = t.get("lm_head")) {
     const auto v = n->value<bool>();
     if (!v || !n->is_boolean())
@@ -181,6 +187,7 @@ void apply_shape(WorkloadSpec& w, const net::ShapeTotals& totals) {
   w.tensors = totals.tensors;
   w.layers = totals.layers;
   w.forward_flops_per_sample = totals.forward_flops_per_sample;
+  w.activation_bytes_per_sample = totals.activation_bytes_per_sample;
 }
 
 }  // namespace
@@ -198,16 +205,21 @@ net::WorkloadSpec workload_from_config(const toml::table& table) {
   check_table_keys(table, workload_config_keys(), "workload");
   bool custom = false;
   WorkloadSpec w = base_of(table, custom);
+  std::optional<net::ShapeTotals> shape;
   if (const toml::node* t = table.get("transformer")) {
     if (!t->is_table()) throw InvalidArgument("workload.transformer: expected a table");
-    apply_shape(w, net::transformer_totals(transformer_of(*t->as_table())));
+    shape = net::transformer_totals(transformer_of(*t->as_table()));
   }
   if (const toml::node* layers = table.get("cnn_layers"))
-    apply_shape(w, net::cnn_totals(cnn_layers_of(*layers)));
+    shape = net::cnn_totals(cnn_layers_of(*layers));
+  if (shape) apply_shape(w, *shape);
   for (const ScalarKey& key : scalar_keys()) {
     if (const toml::node* n = table.get(key.name))
       key.set(w, *n, std::string("workload.") + key.name);
   }
+  // The shape's 16-bit activations in the precision the keys above settled on.
+  if (shape && !table.contains("activation_bytes_per_sample"))
+    w.activation_bytes_per_sample = net::activation_bytes_at(*shape, w.compute_precision);
   if (custom && w.parameters == 0) {
     throw InvalidArgument(fmt::format(
         "workload '{}' is not a preset ({}): describe it with parameters and "

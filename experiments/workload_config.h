@@ -8,7 +8,8 @@
 //   forward_gflops_per_sample, backward_gflops_per_sample (0 = 2 x forward)   numbers
 //   compute_precision, gradient_precision    fp32 | tf32 | fp16 | bf16 | fp8 (gradient: 2 or 4
 //   bytes) step_bytes_per_param, compress_bytes_per_element                          numbers
-//   [workload.transformer] layers, hidden, sequence, vocabulary, lm_head
+//   activation_bytes_per_sample     activations per sample (default: the architecture's)
+//   [workload.transformer] layers, hidden, sequence, vocabulary, lm_head, heads
 //   [[workload.cnn_layers]] kind = "conv" | "linear", in, out, kernel, output
 //
 // An architecture sets parameters, tensors, layers and forward FLOPs; keys given explicitly

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/util/error.h"
 
 namespace compopt::net {
@@ -9,6 +11,8 @@ namespace {
 
 constexpr int kTensorsPerBlock = 16;  // q, k, v, out, fc1, fc2 (weight + bias), 2 norms x 2
 constexpr int kMaxDimension = 1 << 24;
+constexpr int kHeadWidth = 64;          // hidden / heads when the heads are not given
+constexpr double kActivationBytes = 2;  // the 16-bit accounting of ShapeTotals
 
 void require_dimension(int value, const char* field, const char* what) {
   if (value < 1 || value > kMaxDimension) {
@@ -25,6 +29,7 @@ ShapeTotals transformer_totals(const TransformerShape& s) {
   require_dimension(s.hidden, "hidden", what);
   require_dimension(s.sequence, "sequence", what);
   require_dimension(s.vocabulary, "vocabulary", what);
+  if (s.heads != 0) require_dimension(s.heads, "heads", what);
   const double h = s.hidden, seq = s.sequence, vocab = s.vocabulary, layers = s.layers;
   const double block_weights = 12.0 * h * h + 13.0 * h;
   const double embeddings = vocab * h + seq * h;
@@ -35,6 +40,8 @@ ShapeTotals transformer_totals(const TransformerShape& s) {
   // Weight matmuls, attention scores and context (2 x 2 x seq^2 x h per block), LM head.
   out.forward_flops_per_sample = 2.0 * layers * 12.0 * h * h * seq + 4.0 * layers * seq * seq * h +
                                  (s.lm_head ? 2.0 * seq * h * vocab : 0.0);
+  const double heads = s.heads > 0 ? s.heads : std::max(1, s.hidden / kHeadWidth);
+  out.activation_bytes_per_sample = layers * seq * h * (34.0 + 5.0 * heads * seq / h);
   return out;
 }
 
@@ -56,8 +63,13 @@ ShapeTotals cnn_totals(const std::vector<CnnLayer>& layers) {
     out.tensors += 2;
     out.layers += 1;
     out.forward_flops_per_sample += 2.0 * weights * positions;
+    out.activation_bytes_per_sample += kActivationBytes * positions * l.out;
   }
   return out;
+}
+
+double activation_bytes_at(const ShapeTotals& totals, Precision precision) {
+  return totals.activation_bytes_per_sample * precision_bytes(precision) / kActivationBytes;
 }
 
 CnnLayer::Kind parse_cnn_layer_kind(std::string_view name) {

@@ -6,16 +6,23 @@
 //                language-model head over `vocabulary` at every position;
 //   CNN:         a list of convolutions and fully connected layers.
 // Forward FLOPs per sample count a multiply-add as 2 FLOPs.
+// Activations kept for the backward pass, per sample, at 2 bytes per value (16-bit):
+//   transformer: per block s*h*(34 + 5*a*s/h) bytes (Korthikanti et al. 2022, no recomputation;
+//                s sequence, h hidden, a attention heads), times the blocks;
+//   CNN:         each layer's output map (output^2 x out channels; a linear layer: out) x 2 B.
 
 #include <cstdint>
 #include <string_view>
 #include <vector>
+
+#include "net_models/precision.h"
 
 namespace compopt::net {
 
 struct TransformerShape {
   int layers = 0, hidden = 0, sequence = 0, vocabulary = 0;
   bool lm_head = false;  // logits over the vocabulary at every position (GPT-style)
+  int heads = 0;         // attention heads; 0: hidden / 64 (at least 1)
 };
 
 struct CnnLayer {
@@ -31,11 +38,14 @@ struct ShapeTotals {
   int tensors = 0;  // weight and bias tensors (each is a gradient bucket entry)
   int layers = 0;   // layers that launch their own kernels
   double forward_flops_per_sample = 0;
+  double activation_bytes_per_sample = 0;  // at 2 bytes per value, see above
 };
 
 // Throw InvalidArgument naming the first non-positive dimension.
 ShapeTotals transformer_totals(const TransformerShape& shape);
 ShapeTotals cnn_totals(const std::vector<CnnLayer>& layers);
+// The shape's activation bytes per sample stored in `precision` (scaled from 2 bytes per value).
+double activation_bytes_at(const ShapeTotals& totals, Precision precision);
 // "conv" | "linear"; throws InvalidArgument otherwise.
 CnnLayer::Kind parse_cnn_layer_kind(std::string_view name);
 

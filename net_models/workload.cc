@@ -39,7 +39,8 @@ void WorkloadSpec::validate() const {
        {std::pair{forward_flops_per_sample, "forward_flops_per_sample"},
         {backward_flops_per_sample, "backward_flops_per_sample"},
         {step_bytes_per_param, "step_bytes_per_param"},
-        {compress_bytes_per_element, "compress_bytes_per_element"}}) {
+        {compress_bytes_per_element, "compress_bytes_per_element"},
+        {activation_bytes_per_sample, "activation_bytes_per_sample"}}) {
     if (!(value >= 0) || !std::isfinite(value) || value > 1e21) {
       throw InvalidArgument(fmt::format(
           "workload '{}': {} = {}, expected a finite value in 0..1e21", name, field, value));
@@ -86,6 +87,7 @@ WorkloadSpec transformer(std::string name, const TransformerShape& shape, uint64
   w.tensors = tensors > 0 ? tensors : totals.tensors;
   w.layers = totals.layers;
   w.forward_flops_per_sample = totals.forward_flops_per_sample;
+  w.activation_bytes_per_sample = activation_bytes_at(totals, compute);
   w.compute_precision = compute;
   w.gradient_precision = gradient;
   w.default_batch_per_gpu = batch;
@@ -153,9 +155,10 @@ void add_gpt_models(Registry<WorkloadEntry>& r) {
   r.add(entry({}, "GPT-2 XL, 1.5 B parameters, context 1024, bf16",
               transformer("gpt2-xl", {48, 1600, 1024, kGpt2Vocabulary, true}, 0, 0, kBf16, kBf16, 4,
                           gpt2)));
-  r.add(entry({}, "GPT-style 1.3 B (GPT-3 XL shape), context 2048, bf16",
-              transformer("gpt-1.3b", {24, 2048, 2048, kGpt2Vocabulary, true}, 0, 0, kBf16, kBf16,
-                          4, "Brown et al. 2020, Table 2.1 (GPT-3 XL: 24 layers, d_model 2048)")));
+  r.add(entry(
+      {}, "GPT-style 1.3 B (GPT-3 XL shape), context 2048, bf16",
+      transformer("gpt-1.3b", {24, 2048, 2048, kGpt2Vocabulary, true, 24}, 0, 0, kBf16, kBf16, 4,
+                  "Brown et al. 2020, Table 2.1 (GPT-3 XL: 24 layers, d_model 2048, 24 heads)")));
 }
 
 Registry<WorkloadEntry> make_registry() {

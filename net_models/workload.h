@@ -33,6 +33,10 @@ struct WorkloadSpec {
   // encode + decode of the compressed allreduce (measured on the papers' stacks).
   double step_bytes_per_param = 178;
   double compress_bytes_per_element = 148;
+  // Activations a GPU keeps per sample of its micro-batch for the backward pass (bytes; 0: not
+  // known). Architectures give it (model_shapes.h); [workload] activation_bytes_per_sample
+  // overrides it. Used by the memory estimate (sim/memory_estimate.h), not by step times.
+  double activation_bytes_per_sample = 0;
   std::string source;  // where the figures come from
 
   double backward_flops() const;

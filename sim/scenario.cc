@@ -8,6 +8,12 @@
 #include "net_models/cluster_presets.h"
 
 namespace compopt::sim {
+namespace {
+
+constexpr double kBytesPerGb = 1e9;  // GB as the GPU's hbm_gb counts them
+constexpr const char* kGb = "{:.3f}";
+
+}  // namespace
 
 StepConfig resolve_scenario(const Scenario& s) {
   StepConfig config;
@@ -43,6 +49,7 @@ StepConfig resolve_scenario(const Scenario& s) {
   config.grad_accum = s.grad_accum;
   config.overlap = s.overlap;
   config.buckets = s.buckets;
+  check_training(s.training, config.optimizer);
   return config;
 }
 
@@ -73,14 +80,29 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"inter_node_bytes", "{:.0f}"},
                                                  {"gpu"},
                                                  {"compute_precision"},
-                                                 {"compute_utilization", "{:.4f}"}});
+                                                 {"compute_utilization", "{:.4f}"},
+                                                 {"total_steps"},
+                                                 {"warmup_steps"},
+                                                 {"time_to_train_h", "{:.6g}"},
+                                                 {"steps_to_target"},
+                                                 {"time_to_target_h", "{:.6g}"},
+                                                 {"memory_weights_gb", kGb},
+                                                 {"memory_gradients_gb", kGb},
+                                                 {"memory_optimizer_gb", kGb},
+                                                 {"memory_activations_gb", kGb},
+                                                 {"memory_total_gb", kGb},
+                                                 {"gpu_memory_gb", kGb},
+                                                 {"fits_in_memory"}});
   return schema;
 }
 
 std::string scenario_csv_header() { return scenario_csv_schema().header(); }
 
-std::string scenario_csv_row(const StepConfig& c, const StageTiming& t) {
+std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
+                             const ScenarioTotals& totals) {
   const net::ClusterSpec& k = c.cluster;
+  const TrainingTime& run = totals.training;
+  const MemoryEstimate& m = totals.memory;
   return scenario_csv_schema().row({c.workload.name,
                                     k.name,
                                     net::topology_name(k.topology),
@@ -107,7 +129,32 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t) {
                                     t.inter_node_bytes,
                                     k.gpu.name,
                                     net::precision_name(c.workload.compute_precision),
-                                    t.compute_utilization});
+                                    t.compute_utilization,
+                                    run.total_steps,
+                                    run.warmup_steps,
+                                    run.time_to_train_h,
+                                    run.steps_to_target,
+                                    run.time_to_target_h,
+                                    m.weights_bytes / kBytesPerGb,
+                                    m.gradients_bytes / kBytesPerGb,
+                                    m.optimizer_bytes / kBytesPerGb,
+                                    m.activations_bytes / kBytesPerGb,
+                                    m.total_bytes() / kBytesPerGb,
+                                    m.gpu_bytes / kBytesPerGb,
+                                    m.fits()});
+}
+
+ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
+                               const std::vector<StageTiming>& timings) {
+  return {time_to_train(training, config, timings), estimate_memory(config)};
+}
+
+std::string scenario_csv_rows(const StepConfig& config, const TrainingSpec& training,
+                              const std::vector<StageTiming>& timings) {
+  const ScenarioTotals totals = scenario_totals(config, training, timings);
+  std::string text;
+  for (const StageTiming& t : timings) text += scenario_csv_row(config, t, totals);
+  return text;
 }
 
 }  // namespace compopt::sim

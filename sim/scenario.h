@@ -1,12 +1,16 @@
 #pragma once
 // A scenario of `compopt profile` / `compopt sweep`: named presets plus
 // overrides, resolved into a StepConfig, and its CSV row format (one row per
-// scenario and optimizer stage).
+// scenario and optimizer stage; the whole-run columns, time_to_train.h and
+// memory_estimate.h, repeat the scenario's figures on each of its stage rows).
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "sim/memory_estimate.h"
 #include "sim/step_simulator.h"
+#include "sim/time_to_train.h"
 
 namespace compopt::sim {
 
@@ -34,15 +38,30 @@ struct Scenario {
   int grad_accum = 1;
   bool overlap = false;
   int buckets = 0;
+  TrainingSpec training = {};  // [training]: whole-run figures, none by default
+};
+
+// The whole-run figures of a scenario, the same on each of its stage rows.
+struct ScenarioTotals {
+  TrainingTime training;
+  MemoryEstimate memory;
 };
 
 // Throws InvalidArgument naming the bad value (unknown preset or optimizer,
-// GPU count not divisible into nodes, non-positive bandwidth, ...).
+// GPU count not divisible into nodes, non-positive bandwidth, a [training] spec
+// check_training refuses, ...).
 StepConfig resolve_scenario(const Scenario& scenario);
 
 // Columns: inter_node_gbit_s is the NIC's nominal rate; the simulated links run at
 // inter_node_effective_gbit_s = nominal x inter_node_efficiency (the preset's fit).
 std::string scenario_csv_header();
-std::string scenario_csv_row(const StepConfig& config, const StageTiming& timing);
+std::string scenario_csv_row(const StepConfig& config, const StageTiming& timing,
+                             const ScenarioTotals& totals);
+// `timings` are simulate_step(config)'s rows.
+ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
+                               const std::vector<StageTiming>& timings);
+// The rows of all stages, with scenario_totals.
+std::string scenario_csv_rows(const StepConfig& config, const TrainingSpec& training,
+                              const std::vector<StageTiming>& timings);
 
 }  // namespace compopt::sim

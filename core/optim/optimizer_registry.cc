@@ -106,17 +106,27 @@ OptimizerEntry entry(std::string name, std::vector<std::string> aliases, std::st
   return e;
 }
 
+// The entry with its state footprint and baseline (optimizer_registry.h).
+OptimizerEntry with_state(OptimizerEntry e, StateFootprint state, std::string baseline = "") {
+  e.state = state;
+  e.baseline = std::move(baseline);
+  return e;
+}
+
 void add_sgd_basics(Registry<OptimizerEntry>& reg) {
-  reg.add(entry("sgd", {}, "plain SGD on the ring-averaged gradient", "baseline", kSgdLr, {},
-                {kFull},
-                [](const std::string&, KeyReader&, const CommonOptions& c, const ParamLayout& l) {
-                  return std::make_unique<Sgd>(l, c);
-                }));
-  reg.add(entry("momentum-sgd", {"sgdm"}, "momentum SGD on the ring-averaged gradient", "baseline",
-                kSgdLr, momentum_keys("0.9"), {kFull},
-                [](const std::string&, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
-                  return std::make_unique<MomentumSgd>(l, c, read_momentum(r));
-                }));
+  reg.add(with_state(
+      entry("sgd", {}, "plain SGD on the ring-averaged gradient", "baseline", kSgdLr, {}, {kFull},
+            [](const std::string&, KeyReader&, const CommonOptions& c, const ParamLayout& l) {
+              return std::make_unique<Sgd>(l, c);
+            }),
+      {0, 0}));
+  reg.add(with_state(
+      entry("momentum-sgd", {"sgdm"}, "momentum SGD on the ring-averaged gradient", "baseline",
+            kSgdLr, momentum_keys("0.9"), {kFull},
+            [](const std::string&, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
+              return std::make_unique<MomentumSgd>(l, c, read_momentum(r));
+            }),
+      {1, 0}));
 }
 
 void add_sgd_variants(Registry<OptimizerEntry>& reg) {
@@ -128,12 +138,16 @@ void add_sgd_variants(Registry<OptimizerEntry>& reg) {
         };
   };
   const OptionKey compressor = compressor_key("sign", "compressor of the allreduce");
-  reg.add(entry("ef-momentum-sgd", {}, "local momentum, compressed allreduce of the momentum",
-                "Zheng et al. 2019", kSgdLr, momentum_keys("0.9") + std::vector{compressor},
-                {kSignFlat}, compressed(CompressedVector::kMomentum)));
-  reg.add(entry("doublesqueeze", {}, "compressed allreduce of the gradient, then momentum",
-                "Tang et al. 2019", kSgdLr, momentum_keys("0") + std::vector{compressor},
-                {kSignFlat}, compressed(CompressedVector::kGradient)));
+  reg.add(with_state(
+      entry("ef-momentum-sgd", {}, "local momentum, compressed allreduce of the momentum",
+            "Zheng et al. 2019", kSgdLr, momentum_keys("0.9") + std::vector{compressor},
+            {kSignFlat}, compressed(CompressedVector::kMomentum)),
+      {1, 0}, "momentum-sgd"));
+  reg.add(
+      with_state(entry("doublesqueeze", {}, "compressed allreduce of the gradient, then momentum",
+                       "Tang et al. 2019", kSgdLr, momentum_keys("0") + std::vector{compressor},
+                       {kSignFlat}, compressed(CompressedVector::kGradient)),
+                 {1, 0}, "momentum-sgd"));
   const auto local = [](bool momentum) {
     return
         [momentum](const std::string&, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
@@ -145,11 +159,13 @@ void add_sgd_variants(Registry<OptimizerEntry>& reg) {
   };
   const OptionKey tau = integer_key("tau", "4", 1, "steps between parameter averages");
   const StageSpec sync{"local", CommPattern::kRing, ""};
-  reg.add(entry("local-sgd", {}, "local SGD, parameters ring-averaged every tau steps",
-                "Stich 2019", kSgdLr, {tau}, {sync}, local(false)));
-  reg.add(entry("local-momentum-sgd", {}, "local momentum SGD, averaged every tau steps",
-                "Stich 2019", kSgdLr, std::vector{tau} + momentum_keys("0.9"), {sync},
-                local(true)));
+  reg.add(with_state(entry("local-sgd", {}, "local SGD, parameters ring-averaged every tau steps",
+                           "Stich 2019", kSgdLr, {tau}, {sync}, local(false)),
+                     {0, 0}, "sgd"));
+  reg.add(with_state(
+      entry("local-momentum-sgd", {}, "local momentum SGD, averaged every tau steps", "Stich 2019",
+            kSgdLr, std::vector{tau} + momentum_keys("0.9"), {sync}, local(true)),
+      {1, 0}, "momentum-sgd"));
 }
 
 void add_adam_family(Registry<OptimizerEntry>& reg) {
@@ -158,18 +174,23 @@ void add_adam_family(Registry<OptimizerEntry>& reg) {
       return std::make_unique<Adam>(n, l, c, read_adam(r, bias_correction));
     };
   };
-  reg.add(entry("adam", {}, "Adam on the ring-averaged gradient", "Kingma & Ba 2015", kAdaptiveLr,
-                adam_keys(true), {kFull}, adam(true)));
-  reg.add(entry("bertadam", {}, "Adam as BERT's recipe configures it: no bias correction",
-                "Devlin et al. 2019", kAdaptiveLr, adam_keys(false), {kFull}, adam(false)));
-  reg.add(entry("lamb", {}, "LAMB on the ring-averaged gradient", "You et al. 2020", kAdaptiveLr,
-                adam_keys(true) + clip_keys("c_min", "0.01", "c_max", "10", "c_t"), {kFull},
-                [](const std::string&, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
-                  LambOptions o;
-                  o.adam = read_adam(r, true);
-                  read_clip(r, o.c_min, o.c_max, "c_min", "c_max");
-                  return std::make_unique<Lamb>(l, c, o);
-                }));
+  reg.add(with_state(entry("adam", {}, "Adam on the ring-averaged gradient", "Kingma & Ba 2015",
+                           kAdaptiveLr, adam_keys(true), {kFull}, adam(true)),
+                     {2, 0}));
+  reg.add(
+      with_state(entry("bertadam", {}, "Adam as BERT's recipe configures it: no bias correction",
+                       "Devlin et al. 2019", kAdaptiveLr, adam_keys(false), {kFull}, adam(false)),
+                 {2, 0}));
+  reg.add(with_state(
+      entry("lamb", {}, "LAMB on the ring-averaged gradient", "You et al. 2020", kAdaptiveLr,
+            adam_keys(true) + clip_keys("c_min", "0.01", "c_max", "10", "c_t"), {kFull},
+            [](const std::string&, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
+              LambOptions o;
+              o.adam = read_adam(r, true);
+              read_clip(r, o.c_min, o.c_max, "c_min", "c_max");
+              return std::make_unique<Lamb>(l, c, o);
+            }),
+      {2, 0}));
 }
 
 std::unique_ptr<Optimizer> build_onebit_adam(const std::string& name, KeyReader& r,
@@ -233,39 +254,51 @@ void add_compressed_family(Registry<OptimizerEntry>& reg) {
   const auto threshold =
       open_low_key("threshold", "0.96", 0, 1, "variance-ratio threshold (freeze_step=auto)");
   const OptionKey sign = compressor_key("sign", "momentum compressor");
-  reg.add(entry("onebit-adam", {}, "1-bit Adam: Adam warmup, then compressed momentum",
-                "Tang et al. 2021, Alg. 1", kAdaptiveLr,
-                adam_keys(false) + std::vector{freeze, threshold, sign}, {kWarmup, kSignFlat},
-                build_onebit_adam));
-  reg.add(entry("onebit-adam-32bit", {}, "1-bit Adam with an uncompressed momentum average",
-                "Tang et al. 2021 (ablation)", kAdaptiveLr,
-                adam_keys(false) + std::vector{freeze, threshold},
-                {kWarmup, {"compression", CommPattern::kRing, ""}}, build_onebit_adam));
-  reg.add(entry("naive-onebit-adam", {}, "Adam on a compressed gradient average, never frozen",
-                "Tang et al. 2021, section 3.2", kAdaptiveLr,
-                adam_keys(true) + std::vector{compressor_key("sign", "gradient compressor")},
-                {kSignFlat}, build_naive_onebit_adam));
-  reg.add(entry(
-      "onebit-lamb", {}, "1-bit LAMB: LAMB warmup, then compressed momentum with frozen ratios",
-      "Li et al. 2022, Alg. 1", kAdaptiveLr,
-      adam_keys(false) +
-          std::vector{beta_key("beta3", "0.9", "coefficient of the ratio average"),
-                      integer_key("freeze_step", "", 1, "the warmup length T_w")} +
-          clip_keys("c_min", "0.01", "c_max", "10", "c_t") +
-          clip_keys("r_min", "0.5", "r_max", "4", "r_t") +
-          std::vector{range_key("r_threshold", "0.1", 0, 1, true, "ratio update threshold"), sign},
-      {kWarmup, kSignFlat}, build_onebit_lamb));
+  reg.add(with_state(entry("onebit-adam", {}, "1-bit Adam: Adam warmup, then compressed momentum",
+                           "Tang et al. 2021, Alg. 1", kAdaptiveLr,
+                           adam_keys(false) + std::vector{freeze, threshold, sign},
+                           {kWarmup, kSignFlat}, build_onebit_adam),
+                     {2, 0}, "adam"));
+  reg.add(
+      with_state(entry("onebit-adam-32bit", {}, "1-bit Adam with an uncompressed momentum average",
+                       "Tang et al. 2021 (ablation)", kAdaptiveLr,
+                       adam_keys(false) + std::vector{freeze, threshold},
+                       {kWarmup, {"compression", CommPattern::kRing, ""}}, build_onebit_adam),
+                 {2, 0}, "adam"));
+  reg.add(with_state(
+      entry("naive-onebit-adam", {}, "Adam on a compressed gradient average, never frozen",
+            "Tang et al. 2021, section 3.2", kAdaptiveLr,
+            adam_keys(true) + std::vector{compressor_key("sign", "gradient compressor")},
+            {kSignFlat}, build_naive_onebit_adam),
+      {2, 0}, "adam"));
+  reg.add(with_state(
+      entry("onebit-lamb", {},
+            "1-bit LAMB: LAMB warmup, then compressed momentum with frozen ratios",
+            "Li et al. 2022, Alg. 1", kAdaptiveLr,
+            adam_keys(false) +
+                std::vector{beta_key("beta3", "0.9", "coefficient of the ratio average"),
+                            integer_key("freeze_step", "", 1, "the warmup length T_w")} +
+                clip_keys("c_min", "0.01", "c_max", "10", "c_t") +
+                clip_keys("r_min", "0.5", "r_max", "4", "r_t") +
+                std::vector{range_key("r_threshold", "0.1", 0, 1, true, "ratio update threshold"),
+                            sign},
+            {kWarmup, kSignFlat}, build_onebit_lamb),
+      {4, 0}, "lamb"));
   const std::vector<OptionKey> birder_keys = {
       beta_key("beta", "0.95", "moment coefficient"),
       flag_key("amsgrad_max", "false", "keep the running maximum of b"),
       integer_key("amsgrad_start", "0", 0, "step T0 after which the maximum applies"),
       compressor_key("binary", "update compressor")};
-  reg.add(entry("birder", {}, "Birder: binary-compressed m/(b+eps) over a flat allreduce",
-                "Peng et al. 2023, Alg. 1", kAdaptiveLr, birder_keys,
-                {{"compression", CommPattern::kCompressedFlat, "binary"}}, build_birder));
-  reg.add(entry("birder-hierarchical", {}, "Birder with the hierarchical compressed allreduce",
-                "Peng et al. 2023, section 4", kAdaptiveLr, birder_keys,
-                {{"compression", CommPattern::kCompressedHierarchical, "binary"}}, build_birder));
+  reg.add(
+      with_state(entry("birder", {}, "Birder: binary-compressed m/(b+eps) over a flat allreduce",
+                       "Peng et al. 2023, Alg. 1", kAdaptiveLr, birder_keys,
+                       {{"compression", CommPattern::kCompressedFlat, "binary"}}, build_birder),
+                 {2, 0}, "adam"));
+  reg.add(with_state(
+      entry("birder-hierarchical", {}, "Birder with the hierarchical compressed allreduce",
+            "Peng et al. 2023, section 4", kAdaptiveLr, birder_keys,
+            {{"compression", CommPattern::kCompressedHierarchical, "binary"}}, build_birder),
+      {0, 2}, "adam"));
 }
 
 Registry<OptimizerEntry> make_registry() {

@@ -24,11 +24,24 @@ namespace compopt {
 using OptimizerBuilder = std::function<std::unique_ptr<Optimizer>(
     const std::string& name, KeyReader& keys, CommonOptions common, const ParamLayout& layout)>;
 
+// What a rank keeps between steps besides parameters and gradients, as fp32 vectors
+// (docs/algorithms.md): of the whole parameter length, and of the rank's shard of the
+// hierarchical scheme (parameters / GPUs per node). Error-feedback buffers are not counted
+// here: they follow from the stages' CommPattern (sim/memory_estimate.h).
+struct StateFootprint {
+  int vectors = 0;
+  int shard_vectors = 0;
+};
+
 struct OptimizerEntry : RegistryEntry {
   std::string source;  // paper or docs section the update follows
   double default_lr = 1e-3;
   std::vector<OptionKey> keys;
   std::vector<StageSpec> stages;  // in the order a run goes through them
+  StateFootprint state;
+  // The uncompressed optimizer an end-to-end speedup is measured against (sim/time_to_train.h);
+  // empty: the optimizer is a baseline itself.
+  std::string baseline;
   OptimizerBuilder build;
 };
 

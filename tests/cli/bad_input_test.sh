@@ -161,6 +161,22 @@ expect "sweep grid too large" "more than 100000 scenarios" "${S[@]}" \
 expect "sweep set without key" "--set '=5'" "${S[@]}" --set =5
 expect "sweep set through a value" "'gpus' is not a table" "${S[@]}" --set sweep.gpus.x=1
 expect "sweep jobs" "--jobs -1" "${S[@]}" --jobs -1
+# [training] (time to train / target): bad values, files checked before any work.
+expect "sweep negative steps" "training.total_steps = -5" "${S[@]}" --set training.total_steps=-5
+expect "sweep warmup fraction" "training.warmup_fraction = 1.5, expected 0..1" "${S[@]}" \
+  --set training.warmup_fraction=1.5
+expect "sweep warmup missing" "training.warmup_steps or training.warmup_fraction" "${S[@]}" \
+  --set 'sweep.optimizers=["onebit-adam"]' --set training.total_steps=1000
+expect "sweep steps_to_target optimizer" "unknown optimizer 'adamw'" "${S[@]}" \
+  --set training.metric=test_accuracy --set training.steps_to_target.adamw=900
+printf 'step,train_loss\n1,2.0\n' > "$WORK/metrics.csv"
+expect "sweep metrics without the column" "no column 'test_accuracy'" "${S[@]}" \
+  --set training.metric=test_accuracy --set training.target=0.9 \
+  --set "training.metrics.adam=$WORK/metrics.csv"
+expect "sweep metrics file missing" "$WORK/none.csv" "${S[@]}" --set training.metric=train_loss \
+  --set training.target=0.9 --set "training.metrics.adam=$WORK/none.csv"
+expect "profile warmup steps beyond the run" "training.warmup_steps = 20 exceeds" "${P[@]}" \
+  --set training.total_steps=10 --set training.warmup_steps=20
 expect "sweep out is a file" "--out $RES/afile" sweep "$SRC/experiments/configs/sweep_bert_large.toml" \
   --set sweep.gpus=[16] --set 'sweep.optimizers=["adam"]' --set sweep.inter_node_gbps=[40] \
   --jobs 1 --out "$RES/afile"
