@@ -12,12 +12,15 @@
 
 #include "core/util/csv_schema.h"
 #include "core/util/error.h"
+#include "core/util/file_io.h"
+#include "core/util/io_error.h"
 #include "experiments/commands.h"
 #include "experiments/memory_estimates.h"
 #include "experiments/run_directory.h"
 #include "experiments/sweep_config.h"
 #include "net_models/calibration_rows.h"
 #include "net_models/cluster_presets.h"
+#include "net_models/cluster_xml.h"
 #include "net_models/workload.h"
 #include "sim/scenario.h"
 
@@ -30,6 +33,7 @@ struct Options {
   bool calibration = false;
   std::string out;
   bool overwrite = false;
+  std::string export_platform;
 };
 
 void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
@@ -77,6 +81,20 @@ void run_profile(const Options& o) {
                         {"backend", "sim"}});
   });
   fmt::print("\nwrote {}/profile.csv and run.json\n", dir.path().string());
+}
+
+// --export-platform: the resolved cluster's platform XML, written instead of simulating.
+void run_export(const Options& o) {
+  const sim::StepConfig config = sim::resolve_scenario(o.scenario);
+  const std::string xml = net::platform_xml(config.cluster);
+  try {
+    write_file_atomic(o.export_platform, xml);
+  } catch (const IoError& e) {
+    throw InvalidArgument(fmt::format("--export-platform '{}': {}", o.export_platform, e.what()));
+  }
+  fmt::print("wrote {}: cluster '{}', {} nodes x {} GPUs (simulate on it with --platform {})\n",
+             o.export_platform, config.cluster.name, config.cluster.nodes,
+             config.cluster.gpus_per_node, o.export_platform);
 }
 
 void run_calibration(const Options& o) {
@@ -166,12 +184,16 @@ void register_profile_command(CLI::App& app) {
   cmd->add_flag("--calibration", o->calibration,
                 "run the 13 rows of 1-bit Adam's Table 1 and compare");
   cmd->add_option("--out", o->out, "run directory (default runs/profile-<time>)");
+  cmd->add_option("--export-platform", o->export_platform,
+                  "write the SimGrid platform XML of the resolved cluster to this file and exit "
+                  "(star and fat-tree clusters)");
   cmd->footer("Workload presets:\n" + net::workload_registry().help_lines() + "Cluster presets:\n" +
               net::cluster_registry().help_lines() +
               "--set keys: those of a sweep config (docs/simulator.md), one value each.");
   add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o] {
     o->scenario = apply_scenario_sets(o->scenario, o->sets);
+    if (!o->export_platform.empty()) return run_export(*o);
     o->calibration ? run_calibration(*o) : run_profile(*o);
   });
 }
