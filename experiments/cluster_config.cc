@@ -166,6 +166,19 @@ const std::vector<ClusterKey>& cluster_keys() {
   return keys;
 }
 
+// The base spec: `preset`, else `name` when it is a preset, else ClusterSpec's defaults (a
+// new cluster, efficiencies 1).
+ClusterSpec base_of(const toml::table& table) {
+  if (const toml::node* preset = table.get("preset")) {
+    return net::cluster_preset(text_of(*preset, "cluster.preset"));
+  }
+  const toml::node* name = table.get("name");
+  if (name != nullptr && net::cluster_registry().contains(text_of(*name, "cluster.name"))) {
+    return net::cluster_preset(text_of(*name, "cluster.name"));
+  }
+  return ClusterSpec{};
+}
+
 }  // namespace
 
 const std::set<std::string>& cluster_config_keys() {
@@ -179,10 +192,7 @@ const std::set<std::string>& cluster_config_keys() {
 
 ClusterSpec cluster_from_config(const toml::table& cluster_table) {
   check_table_keys(cluster_table, cluster_config_keys(), "cluster");
-  ClusterSpec spec;
-  if (const toml::node* preset = cluster_table.get("preset")) {
-    spec = net::cluster_preset(text_of(*preset, "cluster.preset"));
-  }
+  ClusterSpec spec = base_of(cluster_table);
   for (const ClusterKey& key : cluster_keys()) {
     if (const toml::node* n = cluster_table.get(key.name))
       key.set(spec, *n, std::string("cluster.") + key.name);

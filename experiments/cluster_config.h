@@ -2,8 +2,9 @@
 // The [cluster] table of a sweep or profile config: a preset, a preset with some fields
 // changed, or a cluster described in full (docs/simulator.md, "Describe any cluster"):
 //
-//   preset = "dgx-h100"        base preset (default: net::ClusterSpec's defaults)
-//   name                       label of the cluster (default: the preset's)
+//   preset = "dgx-h100"        base preset (default: `name` if it is a preset, else a new
+//                              cluster from net::ClusterSpec's defaults, efficiencies 1)
+//   name                       the cluster's name (default: the preset's)
 //   gpu = "H100"               GPU preset, or a [cluster.gpu] table: preset (base), name,
 //                              fp32/tf32/fp16/bf16/fp8_tflops, hbm_gb, hbm_gbps,
 //                              max_utilization, layer_overhead_s

@@ -115,13 +115,13 @@ int count_key(const toml::table& root, const std::string& path, int fallback) {
   return static_cast<int>(value);
 }
 
-// The [cluster] table of `root` over `base`: a spec in full, from `preset` or else base's
-// preset. The scenario's own GPU, platform and GPUs per node take the table's values (the
-// same again at resolve_scenario), so a table key replaces the `compopt profile` flag it
-// shares a name with.
+// The [cluster] table of `root` over `base`: a spec in full, from `preset` or `name`
+// (cluster_config.h), else from base's preset. The scenario's own GPU, platform and GPUs per node
+// take the table's values (the same again at resolve_scenario), so a table key replaces the
+// `compopt profile` flag it shares a name with.
 sim::Scenario with_cluster(const toml::table& root, sim::Scenario base) {
   toml::table table = *root["cluster"].as_table();
-  if (!table.contains("preset")) table.insert("preset", base.cluster);
+  if (!table.contains("preset") && !table.contains("name")) table.insert("preset", base.cluster);
   base.gpus_per_node = count_key(root, "cluster.gpus_per_node", base.gpus_per_node);
   const toml::node* gpu = table.get("gpu");
   base.gpu = gpu != nullptr && gpu->is_table()

@@ -127,6 +127,22 @@ TEST(ClusterConfig, BadInputNamesTheKey) {
   EXPECT_THAT(error_of("[cluster]\npreset = \"dgx-z\""), HasSubstr("dgx-z"));
 }
 
+TEST(ClusterConfig, ANewNameStartsFromDefaultsNotTheScenariosPreset) {
+  // No preset and no name: the scenario's preset (ethernet-v100-4, fitted efficiencies).
+  const SweepConfig changed = parse_sweep_config("[cluster]\ngpus_per_node = 2\n", "s.toml", {});
+  EXPECT_EQ(changed.scenarios.at(0).cluster, "ethernet-v100-4");
+  EXPECT_EQ(changed.scenarios.at(0).cluster_spec->inter_node_efficiency,
+            net::cluster_preset("ethernet-v100-4").inter_node_efficiency);
+  // A name that is no preset: a new cluster, links at their nominal rates.
+  const SweepConfig fresh =
+      parse_sweep_config("[cluster]\nname = \"mine\"\nnodes = 4\n", "s.toml", {});
+  EXPECT_EQ(fresh.scenarios.at(0).cluster, "mine");
+  EXPECT_EQ(fresh.scenarios.at(0).cluster_spec->inter_node_efficiency, 1.0);
+  EXPECT_EQ(fresh.scenarios.at(0).cluster_spec->intra_node_efficiency, 1.0);
+  // A name that is a preset: that preset.
+  EXPECT_EQ(parse("[cluster]\nname = \"dgx-a100\"").inter_node_gbps, 200);
+}
+
 TEST(ClusterConfig, SweepAxisOverGpusPerNode) {
   const SweepConfig c = parse_sweep_config(
       "[cluster]\npreset = \"dgx-h100\"\n[sweep]\ngpus = 32\ngpus_per_node = [4, 8]\n", "s.toml",
