@@ -17,12 +17,14 @@
 #include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "core/util/file_io.h"
+#include "core/util/io_error.h"
 #include "experiments/commands.h"
 #include "experiments/memory_estimates.h"
 #include "experiments/run_directory.h"
 #include "experiments/sweep_config.h"
 #include "net_models/calibration_rows.h"
 #include "net_models/cluster_presets.h"
+#include "net_models/cluster_xml.h"
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
 #include "sim/scenario.h"
@@ -39,6 +41,7 @@ struct Options {
   bool overwrite = false;
   bool trace = false;      // --trace given
   std::string trace_file;  // its value; empty: trace.json in the run directory
+  std::string export_platform;
 };
 
 // Refuses a --trace FILE that is a directory or whose folder is missing or not
@@ -166,6 +169,20 @@ void run_profile(const Options& o) {
   if (o.trace) fmt::print("wrote trace {} (open it in https://ui.perfetto.dev)\n", trace_path);
 }
 
+// --export-platform: the resolved cluster's platform XML, written instead of simulating.
+void run_export(const Options& o) {
+  const sim::StepConfig config = sim::resolve_scenario(o.scenario);
+  const std::string xml = net::platform_xml(config.cluster);
+  try {
+    write_file_atomic(o.export_platform, xml);
+  } catch (const IoError& e) {
+    throw InvalidArgument(fmt::format("--export-platform '{}': {}", o.export_platform, e.what()));
+  }
+  fmt::print("wrote {}: cluster '{}', {} nodes x {} GPUs (simulate on it with --platform {})\n",
+             o.export_platform, config.cluster.name, config.cluster.nodes,
+             config.cluster.gpus_per_node, o.export_platform);
+}
+
 void run_calibration(const Options& o) {
   RunDirectory dir("profile", o.out, out_mode(o.overwrite));
   dir.run([&] {
@@ -261,6 +278,9 @@ void register_profile_command(CLI::App& app) {
                       "(without FILE: trace.json in the run directory)")
           ->expected(0, 1)
           ->type_name("[FILE]");
+  cmd->add_option("--export-platform", o->export_platform,
+                  "write the SimGrid platform XML of the resolved cluster to this file and exit "
+                  "(star and fat-tree clusters)");
   cmd->footer("Workload presets:\n" + net::workload_registry().help_lines() + "Cluster presets:\n" +
               net::cluster_registry().help_lines() +
               "--set keys: those of a sweep config (docs/simulator.md), one value each.");
@@ -270,6 +290,7 @@ void register_profile_command(CLI::App& app) {
     if (o->trace && o->calibration)
       throw InvalidArgument("--trace traces one scenario's step, expected no --calibration");
     o->scenario = apply_scenario_sets(o->scenario, o->sets);
+    if (!o->export_platform.empty()) return run_export(*o);
     o->calibration ? run_calibration(*o) : run_profile(*o);
   });
 }

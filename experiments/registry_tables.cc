@@ -37,13 +37,14 @@ std::string workloads_markdown() {
 
 std::string clusters_markdown() {
   MarkdownTable table({"preset", "GPU", "nodes", "GPUs/node", "GPU link Gbit/s", "NIC Gbit/s",
-                       "topology", "what it models"});
+                       "topology", "fabric", "NICs/node", "what it models"});
   for (const net::ClusterEntry& e : net::cluster_registry().entries()) {
     const net::ClusterSpec& c = e.spec;
     table.add({"`" + e.name + "`", c.gpu.name, std::to_string(c.nodes),
                std::to_string(c.gpus_per_node), fmt::format("{:g}", c.intra_node_gbps),
                fmt::format("{:g}", c.inter_node_gbps), std::string(net::topology_name(c.topology)),
-               e.help});
+               std::string(net::intra_node_fabric_name(c.intra_node_fabric)),
+               fmt::format("{}{}", c.nics_per_node, c.rail_optimized ? " (rails)" : ""), e.help});
   }
   return table.str();
 }

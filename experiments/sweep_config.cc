@@ -13,6 +13,7 @@
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
+#include "experiments/cluster_config.h"
 #include "experiments/config_overrides.h"
 #include "experiments/training_config.h"
 #include "experiments/workload_config.h"
@@ -24,10 +25,10 @@ constexpr const char* kSetExample = "sweep.gpus=[8,16]";
 
 const std::map<std::string, std::set<std::string>> kKeys = {
     {"workload", workload_config_keys()},
-    {"cluster", {"preset", "platform", "gpus_per_node", "gpu"}},
+    {"cluster", cluster_config_keys()},
     {"sweep",
-     {"optimizers", "gpus", "inter_node_gbps", "batch_per_gpu", "grad_accum", "topology", "overlap",
-      "buckets"}},
+     {"optimizers", "gpus", "gpus_per_node", "inter_node_gbps", "batch_per_gpu", "grad_accum",
+      "topology", "overlap", "buckets"}},
     {"training", training_config_keys()},
 };
 
@@ -116,6 +117,24 @@ int count_key(const toml::table& root, const std::string& path, int fallback) {
   return static_cast<int>(value);
 }
 
+// The [cluster] table of `root` over `base`: a spec in full, from `preset` or `name`
+// (cluster_config.h), else from base's preset. The scenario's own GPU, platform and GPUs per node
+// take the table's values (the same again at resolve_scenario), so a table key replaces the
+// `compopt profile` flag it shares a name with.
+sim::Scenario with_cluster(const toml::table& root, sim::Scenario base) {
+  toml::table table = *root["cluster"].as_table();
+  if (!table.contains("preset") && !table.contains("name")) table.insert("preset", base.cluster);
+  base.gpus_per_node = count_key(root, "cluster.gpus_per_node", base.gpus_per_node);
+  const toml::node* gpu = table.get("gpu");
+  base.gpu = gpu != nullptr && gpu->is_table()
+                 ? std::string()
+                 : scalar(root, "cluster.gpu", base.gpu, "a string or a [cluster.gpu] table");
+  base.platform_file = scalar(root, "cluster.platform", base.platform_file, "a string");
+  base.cluster_spec = cluster_from_config(table);
+  base.cluster = base.cluster_spec->name;
+  return base;
+}
+
 // The keys outside the axes, over `base`.
 sim::Scenario base_of(const toml::table& root, sim::Scenario base) {
   if (const toml::table* workload = root["workload"].as_table()) {
@@ -124,10 +143,7 @@ sim::Scenario base_of(const toml::table& root, sim::Scenario base) {
     base.workload_spec = workload_from_config(table);
     base.workload = base.workload_spec->name;
   }
-  base.gpu = scalar(root, "cluster.gpu", base.gpu, "a string");
-  base.cluster = scalar(root, "cluster.preset", base.cluster, "a string");
-  base.platform_file = scalar(root, "cluster.platform", base.platform_file, "a string");
-  base.gpus_per_node = count_key(root, "cluster.gpus_per_node", base.gpus_per_node);
+  if (root["cluster"].is_table()) base = with_cluster(root, base);
   base.overlap = scalar(root, "sweep.overlap", base.overlap, "true or false");
   base.buckets = count_key(root, "sweep.buckets", base.buckets);
   if (const toml::table* training = root["training"].as_table())
@@ -140,38 +156,42 @@ std::vector<sim::Scenario> scenarios_of(const toml::table& root, const sim::Scen
   const sim::Scenario base = base_of(root, defaults);
   const auto optimizers = axis<std::string>(root, "optimizers", {base.optimizer});
   const auto gpus = axis<int64_t>(root, "gpus", {base.gpus});
+  const auto per_node = axis<int64_t>(root, "gpus_per_node", {base.gpus_per_node});
   const auto gbps = axis<double>(root, "inter_node_gbps", {base.inter_node_gbps});
   const auto batches = axis<int64_t>(root, "batch_per_gpu", {base.batch_per_gpu});
   const auto accums = axis<int64_t>(root, "grad_accum", {base.grad_accum});
   const auto topologies = axis<std::string>(root, "topology", {base.topology});
   size_t count = 1;
-  for (const size_t n : {optimizers.size(), gpus.size(), gbps.size(), batches.size(), accums.size(),
-                         topologies.size()}) {
+  for (const size_t n : {optimizers.size(), gpus.size(), per_node.size(), gbps.size(),
+                         batches.size(), accums.size(), topologies.size()}) {
     if (n > kMaxSweepScenarios / count) {
       throw InvalidArgument(
           fmt::format("sweep: the axes give more than {} scenarios (optimizers {} x gpus {} x "
-                      "inter_node_gbps {} x batch_per_gpu {} x grad_accum {} x topology {})",
-                      kMaxSweepScenarios, optimizers.size(), gpus.size(), gbps.size(),
-                      batches.size(), accums.size(), topologies.size()));
+                      "gpus_per_node {} x inter_node_gbps {} x batch_per_gpu {} x grad_accum {} x "
+                      "topology {})",
+                      kMaxSweepScenarios, optimizers.size(), gpus.size(), per_node.size(),
+                      gbps.size(), batches.size(), accums.size(), topologies.size()));
     }
     count *= n;
   }
   std::vector<sim::Scenario> out;
   for (const auto& optimizer : optimizers)
     for (const auto g : gpus)
-      for (const auto b : gbps)
-        for (const auto batch : batches)
-          for (const auto accum : accums)
-            for (const auto& topology : topologies) {
-              sim::Scenario s = base;
-              s.optimizer = optimizer;
-              s.gpus = static_cast<int>(g);
-              s.inter_node_gbps = b;
-              s.batch_per_gpu = static_cast<int>(batch);
-              s.grad_accum = static_cast<int>(accum);
-              s.topology = topology;
-              out.push_back(s);
-            }
+      for (const auto p : per_node)
+        for (const auto b : gbps)
+          for (const auto batch : batches)
+            for (const auto accum : accums)
+              for (const auto& topology : topologies) {
+                sim::Scenario s = base;
+                s.optimizer = optimizer;
+                s.gpus = static_cast<int>(g);
+                s.gpus_per_node = static_cast<int>(p);
+                s.inter_node_gbps = b;
+                s.batch_per_gpu = static_cast<int>(batch);
+                s.grad_accum = static_cast<int>(accum);
+                s.topology = topology;
+                out.push_back(s);
+              }
   return out;
 }
 

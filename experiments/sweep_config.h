@@ -6,11 +6,13 @@
 // empty axis, a grid too large, a scenario that does not resolve) throws InvalidArgument naming the
 // key, before any simulation work.
 //
-//   [workload] name            workload preset
-//   [cluster]  preset          cluster preset; platform: a SimGrid platform XML instead;
-//              gpus_per_node   GPUs per node (0 = the preset's; alias ranks_per_node)
-//   [sweep]    optimizers, gpus, inter_node_gbps, batch_per_gpu, grad_accum, topology: one value
-//              or an array (the grid is their product); overlap (bool), buckets (integer >= 0)
+//   [workload] name            workload preset, or a model in full (workload_config.h)
+//   [cluster]  preset          cluster preset (default: the scenario's), or a cluster in full
+//                              (cluster_config.h): gpu, gpus_per_node (0 = the preset's; alias
+//                              ranks_per_node), platform (a SimGrid platform XML instead), ...
+//   [sweep]    optimizers, gpus, gpus_per_node, inter_node_gbps, batch_per_gpu, grad_accum,
+//              topology: one value or an array (the grid is their product); overlap (bool),
+//              buckets (integer >= 0)
 //   [training] whole-run inputs (training_config.h): total steps, warmup, targets
 
 #include <nlohmann/json.hpp>

@@ -4,6 +4,45 @@ namespace compopt::net {
 
 namespace {
 
+// 32 nodes of 8 GPUs on NVSwitch (fabric_link's NVLink figure for the GPU), all links at
+// their nominal rates (efficiency 1: no published rows to fit them on), one star fabric.
+ClusterSpec public_spec_cluster(const char* name, const char* gpu, int nics, double nic_gbps,
+                                double nic_latency_s) {
+  ClusterSpec c;
+  c.name = name;
+  c.nodes = 32;
+  c.gpus_per_node = 8;
+  c.gpu = gpu_preset(gpu);
+  c.intra_node_fabric = IntraNodeFabric::kNvswitch;
+  const FabricLink link = fabric_link(c.intra_node_fabric, c.gpu);
+  c.intra_node_gbps = link.gbps;
+  c.intra_node_latency_s = link.latency_s;
+  c.nics_per_node = nics;
+  c.rail_optimized = nics > 1;
+  c.inter_node_gbps = nic_gbps;
+  c.inter_node_latency_s = nic_latency_s;
+  return c;
+}
+
+// NVIDIA DGX A100, DGX H100 and DGX B200 datasheets: 8 GPUs on NVSwitch and 8 single-port
+// compute NICs (ConnectX-6 HDR 200 Gbit/s; ConnectX-7 NDR 400 Gbit/s), rail-optimised as in
+// the DGX SuperPOD reference architectures. InfiniBand latency 2 us and Ethernet 50 us
+// node to node as for the calibrated presets.
+void add_public_spec_clusters(Registry<ClusterEntry>& r) {
+  const ClusterSpec dgx_a100 = public_spec_cluster("dgx-a100", "A100-80GB", 8, 200, 2e-6);
+  const ClusterSpec dgx_h100 = public_spec_cluster("dgx-h100", "H100", 8, 400, 2e-6);
+  const ClusterSpec dgx_b200 = public_spec_cluster("dgx-b200", "B200", 8, 400, 2e-6);
+  const ClusterSpec h100_25g = public_spec_cluster("h100-ethernet-25g", "H100", 1, 25, 50e-6);
+  r.add(
+      {{dgx_a100.name, {}, "32 DGX A100: 8 A100 on NVSwitch, 8 x 200 Gbit/s HDR rails"}, dgx_a100});
+  r.add(
+      {{dgx_h100.name, {}, "32 DGX H100: 8 H100 on NVSwitch, 8 x 400 Gbit/s NDR rails"}, dgx_h100});
+  r.add(
+      {{dgx_b200.name, {}, "32 DGX B200: 8 B200 on NVSwitch, 8 x 400 Gbit/s NDR rails"}, dgx_b200});
+  r.add({{h100_25g.name, {}, "32 nodes x 8 H100 on NVSwitch, one 25 Gbit/s Ethernet NIC each"},
+         h100_25g});
+}
+
 // Public specs: PCIe 3.0 x16 = 15.75 GB/s per direction (126 Gbit/s); V100
 // NVLink 2.0 = 6 links x 25 GB/s per direction (1200 Gbit/s); A100 NVLink 3.0 =
 // 12 links x 25 GB/s per direction (2400 Gbit/s). Efficiencies and the IB uplink
@@ -15,6 +54,7 @@ Registry<ClusterEntry> make_registry() {
   ethernet_v100.nodes = 16;
   ethernet_v100.gpus_per_node = 4;
   ethernet_v100.gpu = gpu_preset("V100-16GB");
+  ethernet_v100.intra_node_fabric = IntraNodeFabric::kPcie;
   ethernet_v100.intra_node_gbps = 126;
   ethernet_v100.intra_node_latency_s = 10e-6;
   ethernet_v100.intra_node_efficiency = 0.2702;
@@ -57,6 +97,7 @@ Registry<ClusterEntry> make_registry() {
          infiniband_v100});
   r.add({{ethernet_a100.name, {}, "8 nodes x 8 A100 over NVLink, 10 Gbit/s Ethernet (Birder)"},
          ethernet_a100});
+  add_public_spec_clusters(r);
   return r;
 }
 

@@ -50,8 +50,9 @@ constexpr FieldRange kLatency = {0, 1, false,
                                  "seconds: no network path on Earth takes longer than 1 s one way"};
 constexpr FieldRange kFraction = {0, 1, true, "the fraction of the link rate carrying payload"};
 constexpr FieldRange kFactor = {0, 100, true, "a correction factor of the CM02 network model"};
-constexpr int kMaxNodes = 16384;       // the simulator's GPU limit with one GPU per node
-constexpr int kMaxGpusPerNode = 1024;  // beyond any machine built
+constexpr int kMaxNodes = 16384;               // the simulator's GPU limit with one GPU per node
+constexpr int kMaxGpusPerNode = 1024;          // beyond any machine built
+constexpr double kMaxOversubscription = 1024;  // one uplink port for a full 1024-port leaf
 
 void require_in(double value, const FieldRange& r, const char* field, const std::string& cluster) {
   const bool above_lo = r.lo_open ? value > r.lo : value >= r.lo;
@@ -113,6 +114,37 @@ void check_torus_dims(const ClusterSpec& spec) {
   }
 }
 
+// Leaf uplinks: a rate or an oversubscription ratio, not both.
+void check_uplink(const ClusterSpec& spec) {
+  if (spec.uplink_gbps != 0) require_in(spec.uplink_gbps, kRate, "uplink_gbps", spec.name);
+  if (!(spec.oversubscription >= 1 && spec.oversubscription <= kMaxOversubscription)) {
+    throw InvalidArgument(fmt::format(
+        "cluster '{}': oversubscription = {}, expected 1..{} (NIC bandwidth under a leaf switch "
+        "over its uplink bandwidth)",
+        spec.name, spec.oversubscription, kMaxOversubscription));
+  }
+  if (spec.uplink_gbps != 0 && spec.oversubscription != 1) {
+    throw InvalidArgument(fmt::format(
+        "cluster '{}': uplink_gbps = {} and oversubscription = {} both set the uplink; set one",
+        spec.name, spec.uplink_gbps, spec.oversubscription));
+  }
+}
+
+// NICs per node; several NICs and rails need the switched topologies.
+void check_nics(const ClusterSpec& spec) {
+  if (spec.nics_per_node < 1 || spec.nics_per_node > kMaxGpusPerNode) {
+    throw InvalidArgument(fmt::format("cluster '{}': nics_per_node = {}, expected 1..{}", spec.name,
+                                      spec.nics_per_node, kMaxGpusPerNode));
+  }
+  const bool switched = spec.topology == Topology::kStar || spec.topology == Topology::kFatTree;
+  if ((spec.nics_per_node > 1 || spec.rail_optimized) && !switched) {
+    throw InvalidArgument(fmt::format(
+        "cluster '{}': nics_per_node = {} and rail_optimized = {} need topology star or "
+        "fat-tree, not {} (SimGrid's torus and dragonfly zones give each node one link)",
+        spec.name, spec.nics_per_node, spec.rail_optimized, topology_name(spec.topology)));
+  }
+}
+
 // The fields of the chosen topology: fat-tree switches and uplink, torus
 // dimensions, dragonfly groups.
 void check_topology(const ClusterSpec& spec) {
@@ -124,8 +156,8 @@ void check_topology(const ClusterSpec& spec) {
           "cluster '{}': nodes_per_switch = {}, expected 0 (one switch) or a divisor of nodes = {}",
           spec.name, spec.nodes_per_switch, nodes));
     }
-    if (spec.uplink_gbps != 0) require_in(spec.uplink_gbps, kRate, "uplink_gbps", spec.name);
   }
+  if (spec.topology == Topology::kFatTree || spec.rail_optimized) check_uplink(spec);
   if (spec.topology == Topology::kTorus && !spec.torus_dims.empty()) check_torus_dims(spec);
   if (spec.topology == Topology::kDragonfly &&
       (spec.dragonfly_groups < 0 ||
@@ -149,6 +181,7 @@ void ClusterSpec::validate() const {
     return;  // link figures come from the file
   }
   check_links(*this);
+  check_nics(*this);
   check_topology(*this);
 }
 

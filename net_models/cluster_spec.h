@@ -9,12 +9,17 @@
 // intra_node_gbps to its node's switch, latency intra_node_latency_s / 2, so a
 // GPU-to-GPU hop inside a node costs intra_node_latency_s. Every node has a
 // full-duplex NIC of inter_node_gbps, latency inter_node_latency_s / 2, to the
-// fabric; `topology` says how NICs are connected.
+// fabric; `topology` says how NICs are connected. A node may have several NICs
+// (nics_per_node = k): GPU g of a node sends and receives through NIC
+// g x k / gpus_per_node. Rail-optimised (as in DGX clusters): NIC r of every node
+// hangs off rail switch r, so same-rail traffic crosses one switch and cross-rail
+// traffic goes up to the spine through the rail switches' uplinks.
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "net_models/cluster_fabric.h"
 #include "net_models/gpu_spec.h"
 
 namespace compopt::net {
@@ -30,10 +35,17 @@ struct ClusterSpec {
   int nodes = 1;
   int gpus_per_node = 1;
   GpuSpec gpu = gpu_preset("A100-80GB");  // every GPU of the cluster (compute, memory)
+  // What connects the GPUs of a node; it names the link below (its default rate comes
+  // from fabric_link when a config leaves intra_node_gbps out).
+  IntraNodeFabric intra_node_fabric = IntraNodeFabric::kNvlink;
   double intra_node_gbps = 1200.0;
   double intra_node_latency_s = 2e-6;
   double inter_node_gbps = 100.0;
   double inter_node_latency_s = 5e-6;
+  // NICs per node, each of inter_node_gbps (star and fat-tree only when above 1; more
+  // NICs than GPUs leave the extra ones idle), and whether they are rail-optimised.
+  int nics_per_node = 1;
+  bool rail_optimized = false;
   // Fraction of the nominal bandwidth that collectives achieve (calibrated,
   // docs/calibration.md); the platform's links run at gbps x efficiency.
   double intra_node_efficiency = 1.0;
@@ -41,10 +53,13 @@ struct ClusterSpec {
   Topology topology = Topology::kStar;
 
   // fat-tree: nodes under one leaf switch (0 = all nodes under one switch, a
-  // star) and the bandwidth of each leaf's uplink to the core (0 = non-blocking:
-  // nodes_per_switch x inter_node_gbps); scaled by inter_node_efficiency too.
+  // star) and the bandwidth of each leaf's uplink to the core (0 = the NICs under
+  // the leaf x inter_node_gbps / oversubscription); scaled by inter_node_efficiency
+  // too. With rails, each (group of nodes_per_switch nodes, rail) has its own leaf;
+  // in a star the rail switches' uplinks follow the same rule.
   int nodes_per_switch = 0;
   double uplink_gbps = 0.0;
+  double oversubscription = 1.0;  // >= 1; only when uplink_gbps is 0
   // torus: dimensions whose product is `nodes` (empty = chosen automatically).
   std::vector<int> torus_dims;
   // dragonfly: groups (0 = chosen automatically); each group is one chassis of

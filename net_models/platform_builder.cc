@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/util/error.h"
+#include "net_models/cluster_layout.h"
 
 namespace compopt::net {
 
@@ -16,8 +17,7 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-constexpr double kHostFlops = 1e12;  // compute is charged with sleeps, not flops
-constexpr double kTcpGamma = 1e12;   // no TCP-window cap on bandwidth (docs/simulator.md)
+constexpr double kTcpGamma = 1e12;  // no TCP-window cap on bandwidth (docs/simulator.md)
 
 double bytes_per_s(double gbps) { return gbps * 1e9 / 8.0; }
 
@@ -40,82 +40,95 @@ void configure_network_model(const ClusterSpec& spec) {
   sg4::Engine::set_config("network/TCP-gamma", kTcpGamma);
 }
 
-struct NodeZone {
+sg4::Link* create_link(sg4::NetZone* zone, const LayoutLink& spec) {
+  sg4::Link* link = nullptr;
+  if (spec.fatpipe) {
+    link = zone->create_link(spec.name, spec.bytes_per_s);
+    link->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
+  } else {
+    link = zone->create_split_duplex_link(spec.name, spec.bytes_per_s);
+  }
+  link->set_latency(spec.latency_s);
+  return link;
+}
+
+struct GroupZone {
   sg4::NetZone* zone = nullptr;
   simgrid::kernel::routing::NetPoint* gateway = nullptr;
-  std::vector<sg4::Host*> gpus;
 };
 
-NodeZone create_node(const ClusterSpec& spec, sg4::NetZone* parent, int node) {
-  NodeZone out;
-  const std::string name = fmt::format("node{}", node);
-  out.zone = sg4::create_star_zone(name);
+using Dir = sg4::LinkInRoute::Direction;
+
+// A star zone of GPU hosts around a gateway router, one GPU link each (`links`: those of
+// the layout, already created).
+GroupZone create_group(const LayoutGroup& group, sg4::NetZone* parent) {
+  GroupZone out;
+  out.zone = sg4::create_star_zone(group.name);
   out.zone->set_parent(parent);
-  out.gateway = out.zone->create_router(name + "-switch");
-  out.zone->add_route(out.gateway, nullptr, nullptr, nullptr, {}, true);
-  for (int g = 0; g < spec.gpus_per_node; ++g) {
-    sg4::Host* host = out.zone->create_host(fmt::format("{}-gpu{}", name, g), kHostFlops);
-    sg4::Link* link = out.zone->create_split_duplex_link(
-        fmt::format("{}-gpu{}-link", name, g),
-        bytes_per_s(spec.intra_node_gbps * spec.intra_node_efficiency));
-    link->set_latency(spec.intra_node_latency_s / 2);
-    out.zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
-                        {sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::UP)}, true);
-    out.gpus.push_back(host);
-  }
-  out.zone->seal();
+  out.gateway = out.zone->create_router(group.gateway);
+  for (const std::string& host : group.hosts) out.zone->create_host(host, kHostFlops);
   return out;
 }
 
-// star and fat-tree: one full zone with explicit routes NIC -> [leaf uplink ->
-// core -> leaf downlink] -> NIC.
+void seal_group(const LayoutGroup& group, const GroupZone& zone,
+                const std::vector<sg4::Link*>& links) {
+  zone.zone->add_route(zone.gateway, nullptr, nullptr, nullptr, {}, true);
+  for (size_t h = 0; h < group.hosts.size(); ++h) {
+    zone.zone->add_route(sg4::Host::by_name(group.hosts[h])->get_netpoint(), nullptr, nullptr,
+                         nullptr, {sg4::LinkInRoute(links[group.host_links[h]], Dir::UP)}, true);
+  }
+  zone.zone->seal();
+}
+
+// star and fat-tree (net_models/cluster_layout.h): one full zone with explicit routes
+// between star zones of GPUs (a node, or the GPUs of one NIC).
 void build_switched(const ClusterSpec& spec, PlatformHosts& hosts) {
+  const ClusterLayout layout(spec, false);
   sg4::NetZone* fabric = sg4::create_full_zone("fabric");
-  const int per_switch = spec.topology == Topology::kFatTree && spec.nodes_per_switch > 0
-                             ? spec.nodes_per_switch
-                             : spec.nodes;
-  const double uplink_gbps =
-      spec.uplink_gbps > 0 ? spec.uplink_gbps : per_switch * spec.inter_node_gbps;
-  std::vector<NodeZone> nodes;
-  std::vector<sg4::SplitDuplexLink*> nics, uplinks;
-  for (int n = 0; n < spec.nodes; ++n) {
-    nodes.push_back(create_node(spec, fabric, n));
-    nics.push_back(fabric->create_split_duplex_link(
-        fmt::format("node{}-nic", n),
-        bytes_per_s(spec.inter_node_gbps * spec.inter_node_efficiency)));
-    nics.back()->set_latency(spec.inter_node_latency_s / 2);
-    hosts.by_node.push_back(nodes.back().gpus);
+  std::vector<GroupZone> zones;
+  for (const LayoutGroup& group : layout.groups()) zones.push_back(create_group(group, fabric));
+  std::vector<sg4::Link*> links;
+  for (const LayoutLink& link : layout.links()) {
+    links.push_back(
+        create_link(link.group < 0 ? fabric : zones[static_cast<size_t>(link.group)].zone, link));
   }
-  for (int s = 0; s < spec.nodes / per_switch; ++s) {
-    uplinks.push_back(fabric->create_split_duplex_link(
-        fmt::format("leaf{}-uplink", s), bytes_per_s(uplink_gbps * spec.inter_node_efficiency)));
-    uplinks.back()->set_latency(spec.inter_node_latency_s / 2);
+  hosts.by_node.resize(static_cast<size_t>(spec.nodes));
+  for (size_t g = 0; g < zones.size(); ++g) {
+    const LayoutGroup& group = layout.groups()[g];
+    seal_group(group, zones[g], links);
+    for (const std::string& host : group.hosts) {
+      hosts.by_node[static_cast<size_t>(group.node)].push_back(sg4::Host::by_name(host));
+    }
   }
-  using Dir = sg4::LinkInRoute::Direction;
-  for (int i = 0; i < spec.nodes; ++i) {
-    for (int j = 0; j < spec.nodes; ++j) {
-      if (i == j) continue;
-      std::vector<sg4::LinkInRoute> route = {sg4::LinkInRoute(nics[i], Dir::UP)};
-      if (i / per_switch != j / per_switch) {
-        route.emplace_back(uplinks[i / per_switch], Dir::UP);
-        route.emplace_back(uplinks[j / per_switch], Dir::DOWN);
+  for (size_t a = 0; a < zones.size(); ++a) {
+    for (size_t b = 0; b < zones.size(); ++b) {
+      if (a == b) continue;
+      std::vector<sg4::LinkInRoute> route;
+      for (const LinkHop& hop : layout.route(a, b)) {
+        route.emplace_back(links[hop.link], hop.up ? Dir::UP : Dir::DOWN);
       }
-      route.emplace_back(nics[j], Dir::DOWN);
-      fabric->add_route(nodes[i].zone->get_netpoint(), nodes[j].zone->get_netpoint(),
-                        nodes[i].gateway, nodes[j].gateway, route, false);
+      fabric->add_route(zones[a].zone->get_netpoint(), zones[b].zone->get_netpoint(),
+                        zones[a].gateway, zones[b].gateway, route, false);
     }
   }
   fabric->seal();
 }
 
-// torus and dragonfly: SimGrid's cluster zones with a node star zone at each leaf.
+// torus and dragonfly: SimGrid's cluster zones with a node star zone at each leaf (one
+// NIC per node: the layout's group n is node n).
 void build_cluster_zone(const ClusterSpec& spec, PlatformHosts& hosts) {
   hosts.by_node.resize(static_cast<size_t>(spec.nodes));
-  auto leaf = [&spec, &hosts](sg4::NetZone* zone, const std::vector<unsigned long>& /*coord*/,
-                              unsigned long id) {
-    NodeZone node = create_node(spec, zone, static_cast<int>(id));
-    hosts.by_node[id] = node.gpus;
-    return std::make_pair(node.zone->get_netpoint(), node.gateway);
+  const ClusterLayout layout(spec, false);
+  auto leaf = [&layout, &hosts](sg4::NetZone* parent, const std::vector<unsigned long>& /*coord*/,
+                                unsigned long id) {
+    const LayoutGroup& group = layout.groups()[id];
+    const GroupZone zone = create_group(group, parent);
+    std::vector<sg4::Link*> links(layout.links().size());
+    for (const size_t l : group.host_links) links[l] = create_link(zone.zone, layout.links()[l]);
+    seal_group(group, zone, links);
+    for (const std::string& host : group.hosts)
+      hosts.by_node[id].push_back(sg4::Host::by_name(host));
+    return std::make_pair(zone.zone->get_netpoint(), zone.gateway);
   };
   const sg4::ClusterCallbacks callbacks(leaf);
   const double bandwidth = bytes_per_s(spec.inter_node_gbps * spec.inter_node_efficiency);

@@ -133,10 +133,14 @@ expect "profile platform" "$WORK/none.xml" "${P[@]}" --platform "$WORK/none.xml"
 expect "profile out is a file" "--out $RES/afile" profile --out "$RES/afile"
 expect "profile set without =" "--set 'workload.name': expected key=value" "${P[@]}" --set workload.name
 expect "profile set workload" "gpt-5" "${P[@]}" --set workload.name=gpt-5
-expect "profile set unknown key" "cluster.nodes" "${P[@]}" --set cluster.nodes=4
+expect "profile set unknown key" "cluster.nodez" "${P[@]}" --set cluster.nodez=4
 expect "profile set a grid" "give 2 scenarios, expected one" "${P[@]}" --set sweep.gpus=[8,16]
 expect "profile set gpus_per_node" "gpus_per_node = -2" "${P[@]}" --set cluster.gpus_per_node=-2
 expect "profile gpus-per-node flag" "gpus_per_node = -2" "${P[@]}" --gpus-per-node -2
+expect "profile set nics" "nics_per_node = 0" "${P[@]}" --set cluster.nics_per_node=0
+expect "profile export torus" "a torus platform cannot be exported" "${P[@]}" --topology torus \
+  --export-platform "$WORK/t.xml"
+expect "profile export nowhere" "$WORK/none/t.xml" "${P[@]}" --export-platform "$WORK/none/t.xml"
 
 # --- sweep ---
 S=(sweep "$SRC/experiments/configs/sweep_bert_large.toml" --out "$OUT" --overwrite)

@@ -64,5 +64,21 @@ row=$(sed -n 2p "$WORK/a/profile.csv")
 cmp -s "$WORK/a/profile.csv" "$WORK/b/profile.csv" || fail "ranks_per_node alias differs"
 cmp -s "$WORK/a/profile.csv" "$WORK/c/profile.csv" || fail "--ranks-per-node flag differs"
 
+# --set cluster.*: the rails of dgx-h100 cut to 2 NICs; the exported platform parses as XML
+# and simulates the same step as the generated one.
+"$BIN" "${P[@]}" --cluster dgx-h100 --set cluster.nics_per_node=2 --out "$WORK/d" \
+  > "$WORK/log" 2>&1 || fail "profile --set cluster.nics_per_node: $(tail -3 "$WORK/log")"
+"$BIN" "${P[@]}" --cluster dgx-h100 --export-platform "$WORK/dgx.xml" > "$WORK/log" 2>&1 \
+  || fail "profile --export-platform: $(tail -3 "$WORK/log")"
+python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot()
+assert r.tag == "platform" and len(r.findall(".//host")) == 16' "$WORK/dgx.xml" \
+  || fail "profile --export-platform: not a platform XML of 16 hosts"
+"$BIN" "${P[@]}" --cluster dgx-h100 --out "$WORK/e" > /dev/null 2>&1 || fail "profile dgx-h100"
+"$BIN" "${P[@]}" --cluster dgx-h100 --platform "$WORK/dgx.xml" --out "$WORK/f" > /dev/null 2>&1 \
+  || fail "profile --platform exported.xml"
+comm() { python3 -c 'import csv, sys; print([r["comm_s"] for r in csv.DictReader(open(sys.argv[1]))])' "$1"; }
+[ "$(comm "$WORK/e/profile.csv")" = "$(comm "$WORK/f/profile.csv")" ] \
+  || fail "exported platform: comm_s differs from the generated platform"
+
 echo "$failures failure(s)"
 [ $failures -eq 0 ]

@@ -130,8 +130,8 @@ TEST(ProfileSets, OneScenarioOverTheFlags) {
   EXPECT_EQ(apply_scenario_sets(flags, {}).gpus, 32);
   EXPECT_THAT(error_of([&] { apply_scenario_sets(flags, {"sweep.gpus=[8,16]"}); }),
               HasSubstr("the values give 2 scenarios, expected one"));
-  EXPECT_THAT(error_of([&] { apply_scenario_sets(flags, {"cluster.nodes=4"}); }),
-              HasSubstr("unknown key 'cluster.nodes'"));
+  EXPECT_THAT(error_of([&] { apply_scenario_sets(flags, {"cluster.nodez=4"}); }),
+              HasSubstr("unknown key 'cluster.nodez'"));
   EXPECT_THAT(error_of([&] { apply_scenario_sets(flags, {"gpus"}); }),
               HasSubstr("--set 'gpus': expected key=value, e.g. cluster.gpus_per_node=8"));
 }

@@ -136,7 +136,8 @@ TEST(ClusterPresets, PapersClustersLoadAndValidate) {
 
 TEST(ClusterPresets, RegistryKeepsTheSpecsAndTheirHelp) {
   EXPECT_EQ(cluster_preset_names(),
-            (std::vector<std::string>{"ethernet-v100-4", "infiniband-v100-8", "ethernet-a100-8"}));
+            (std::vector<std::string>{"ethernet-v100-4", "infiniband-v100-8", "ethernet-a100-8",
+                                      "dgx-a100", "dgx-h100", "dgx-b200", "h100-ethernet-25g"}));
   for (const ClusterEntry& e : cluster_registry().entries()) {
     EXPECT_EQ(e.spec.name, e.name);
     EXPECT_FALSE(e.help.empty()) << e.name;

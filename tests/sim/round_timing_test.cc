@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "net_models/cluster_presets.h"
 #include "sim/scenario.h"
 
 namespace compopt::sim {
@@ -46,6 +47,23 @@ TEST(RoundTiming, OtherTopologiesMatchTheFullSimulation) {
     s.topology = topology;
     s.gpus = 32;
     s.optimizer = "onebit-adam";
+    expect_same_as_full(s);
+  }
+}
+
+TEST(RoundTiming, RailsMatchTheFullSimulation) {
+  for (const char* optimizer : {"adam", "onebit-adam"}) {
+    Scenario s;
+    s.cluster = "dgx-h100";  // 8 NICs per node on 8 rails, cross-rail traffic over the spine
+    s.gpus = 32;
+    s.optimizer = optimizer;
+    expect_same_as_full(s);
+    net::ClusterSpec two_nics = net::cluster_preset("dgx-h100");
+    two_nics.nics_per_node = 2;
+    two_nics.topology = net::Topology::kFatTree;
+    two_nics.nodes_per_switch = 2;
+    two_nics.oversubscription = 2;
+    s.cluster_spec = two_nics;
     expect_same_as_full(s);
   }
 }

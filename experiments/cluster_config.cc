@@ -1,0 +1,204 @@
+#include "experiments/cluster_config.h"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <functional>
+#include <vector>
+
+#include "core/util/error.h"
+#include "net_models/cluster_presets.h"
+
+namespace compopt::cli {
+namespace {
+
+using net::ClusterSpec;
+using net::GpuSpec;
+
+// "at line N" of the config, or "from --set".
+std::string where(const toml::node& node) {
+  const auto line = node.source().begin.line;
+  return line > 0 ? fmt::format("at line {}", line) : std::string("from --set");
+}
+
+double number_of(const toml::node& node, const std::string& key) {
+  if (const auto v = node.value<double>(); v && !node.is_array()) return *v;
+  throw InvalidArgument(fmt::format("{} {}: expected a number", key, where(node)));
+}
+
+int integer_of(const toml::node& node, const std::string& key) {
+  const auto v = node.value<int64_t>();
+  if (!v || !node.is_integer() || *v < 0 || *v > INT_MAX) {
+    throw InvalidArgument(
+        fmt::format("{} {}: expected an integer in 0..{}", key, where(node), INT_MAX));
+  }
+  return static_cast<int>(*v);
+}
+
+std::string text_of(const toml::node& node, const std::string& key) {
+  if (const auto v = node.value<std::string>(); v && node.is_string()) return *v;
+  throw InvalidArgument(fmt::format("{} {}: expected a string", key, where(node)));
+}
+
+bool bool_of(const toml::node& node, const std::string& key) {
+  if (const auto v = node.value<bool>(); v && node.is_boolean()) return *v;
+  throw InvalidArgument(fmt::format("{} {}: expected true or false", key, where(node)));
+}
+
+void check_table_keys(const toml::table& table, const std::set<std::string>& known,
+                      const std::string& prefix) {
+  for (const auto& [key, node] : table) {
+    if (!known.count(std::string(key.str()))) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw InvalidArgument(
+          fmt::format("unknown key '{}.{}', expected one of {}", prefix, key.str(), list));
+    }
+  }
+}
+
+// [cluster.gpu]: a GPU preset (preset key, default the cluster's GPU) with fields replaced.
+const std::vector<std::pair<const char*, double GpuSpec::*>> kGpuNumbers = {
+    {"fp32_tflops", &GpuSpec::fp32_tflops},
+    {"tf32_tflops", &GpuSpec::tf32_tflops},
+    {"fp16_tflops", &GpuSpec::fp16_tflops},
+    {"bf16_tflops", &GpuSpec::bf16_tflops},
+    {"fp8_tflops", &GpuSpec::fp8_tflops},
+    {"hbm_gb", &GpuSpec::hbm_gb},
+    {"hbm_gbps", &GpuSpec::hbm_gbps},
+    {"max_utilization", &GpuSpec::max_utilization},
+    {"layer_overhead_s", &GpuSpec::layer_overhead_s}};
+
+GpuSpec gpu_of(const toml::node& node, const GpuSpec& base) {
+  if (node.is_string()) return net::gpu_preset(text_of(node, "cluster.gpu"));
+  const toml::table* table = node.as_table();
+  if (table == nullptr) {
+    throw InvalidArgument(
+        fmt::format("cluster.gpu {}: expected a GPU name or a [cluster.gpu] table", where(node)));
+  }
+  std::set<std::string> known = {"preset", "name"};
+  for (const auto& [key, field] : kGpuNumbers) known.insert(key);
+  check_table_keys(*table, known, "cluster.gpu");
+  GpuSpec gpu = base;
+  if (const toml::node* p = table->get("preset"))
+    gpu = net::gpu_preset(text_of(*p, "cluster.gpu.preset"));
+  if (const toml::node* n = table->get("name")) gpu.name = text_of(*n, "cluster.gpu.name");
+  for (const auto& [key, field] : kGpuNumbers) {
+    if (const toml::node* n = table->get(key))
+      gpu.*field = number_of(*n, std::string("cluster.gpu.") + key);
+  }
+  gpu.validate();
+  return gpu;
+}
+
+std::vector<int> dims_of(const toml::node& node, const std::string& key) {
+  const toml::array* array = node.as_array();
+  if (array == nullptr)
+    throw InvalidArgument(fmt::format("{} {}: expected an array of integers", key, where(node)));
+  std::vector<int> dims;
+  for (const toml::node& item : *array) dims.push_back(integer_of(item, key));
+  return dims;
+}
+
+using Setter = std::function<void(ClusterSpec&, const toml::node&, const std::string&)>;
+
+Setter number_field(double ClusterSpec::*field) {
+  return [field](ClusterSpec& c, const toml::node& n, const std::string& k) {
+    c.*field = number_of(n, k);
+  };
+}
+
+Setter count_field(int ClusterSpec::*field) {
+  return [field](ClusterSpec& c, const toml::node& n, const std::string& k) {
+    c.*field = integer_of(n, k);
+  };
+}
+
+// One key of [cluster] and how it sets the spec, applied in this order: the GPU first, then
+// the fabric (whose link depends on the GPU), then the figures that may replace its link.
+struct ClusterKey {
+  const char* name;
+  Setter set;
+};
+
+const std::vector<ClusterKey>& cluster_keys() {
+  static const std::vector<ClusterKey> keys = {
+      {"name",
+       [](ClusterSpec& c, const toml::node& n, const std::string& k) { c.name = text_of(n, k); }},
+      {"gpu",
+       [](ClusterSpec& c, const toml::node& n, const std::string&) { c.gpu = gpu_of(n, c.gpu); }},
+      {"intra_node_fabric",
+       [](ClusterSpec& c, const toml::node& n, const std::string& k) {
+         c.intra_node_fabric = net::parse_intra_node_fabric(text_of(n, k));
+         const net::FabricLink link = net::fabric_link(c.intra_node_fabric, c.gpu);
+         c.intra_node_gbps = link.gbps;
+         c.intra_node_latency_s = link.latency_s;
+       }},
+      {"nodes", count_field(&ClusterSpec::nodes)},
+      {"gpus_per_node",
+       [](ClusterSpec& c, const toml::node& n, const std::string& k) {
+         if (const int v = integer_of(n, k); v != 0) c.gpus_per_node = v;
+       }},
+      {"intra_node_gbps", number_field(&ClusterSpec::intra_node_gbps)},
+      {"intra_node_latency_s", number_field(&ClusterSpec::intra_node_latency_s)},
+      {"intra_node_efficiency", number_field(&ClusterSpec::intra_node_efficiency)},
+      {"nics_per_node", count_field(&ClusterSpec::nics_per_node)},
+      {"rail_optimized", [](ClusterSpec& c, const toml::node& n,
+                            const std::string& k) { c.rail_optimized = bool_of(n, k); }},
+      {"inter_node_gbps", number_field(&ClusterSpec::inter_node_gbps)},
+      {"inter_node_latency_s", number_field(&ClusterSpec::inter_node_latency_s)},
+      {"inter_node_efficiency", number_field(&ClusterSpec::inter_node_efficiency)},
+      {"topology", [](ClusterSpec& c, const toml::node& n,
+                      const std::string& k) { c.topology = net::parse_topology(text_of(n, k)); }},
+      {"nodes_per_switch", count_field(&ClusterSpec::nodes_per_switch)},
+      {"uplink_gbps", number_field(&ClusterSpec::uplink_gbps)},
+      {"oversubscription", number_field(&ClusterSpec::oversubscription)},
+      {"torus_dims", [](ClusterSpec& c, const toml::node& n,
+                        const std::string& k) { c.torus_dims = dims_of(n, k); }},
+      {"dragonfly_groups", count_field(&ClusterSpec::dragonfly_groups)},
+      {"network_model", [](ClusterSpec& c, const toml::node& n,
+                           const std::string& k) { c.network_model = text_of(n, k); }},
+      {"latency_factor", number_field(&ClusterSpec::latency_factor)},
+      {"bandwidth_factor", number_field(&ClusterSpec::bandwidth_factor)},
+      {"platform", [](ClusterSpec& c, const toml::node& n,
+                      const std::string& k) { c.platform_file = text_of(n, k); }},
+  };
+  return keys;
+}
+
+// The base spec: `preset`, else `name` when it is a preset, else ClusterSpec's defaults (a
+// new cluster, efficiencies 1).
+ClusterSpec base_of(const toml::table& table) {
+  if (const toml::node* preset = table.get("preset")) {
+    return net::cluster_preset(text_of(*preset, "cluster.preset"));
+  }
+  const toml::node* name = table.get("name");
+  if (name != nullptr && net::cluster_registry().contains(text_of(*name, "cluster.name"))) {
+    return net::cluster_preset(text_of(*name, "cluster.name"));
+  }
+  return ClusterSpec{};
+}
+
+}  // namespace
+
+const std::set<std::string>& cluster_config_keys() {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> out = {"preset"};
+    for (const ClusterKey& k : cluster_keys()) out.insert(k.name);
+    return out;
+  }();
+  return keys;
+}
+
+ClusterSpec cluster_from_config(const toml::table& cluster_table) {
+  check_table_keys(cluster_table, cluster_config_keys(), "cluster");
+  ClusterSpec spec = base_of(cluster_table);
+  for (const ClusterKey& key : cluster_keys()) {
+    if (const toml::node* n = cluster_table.get(key.name))
+      key.set(spec, *n, std::string("cluster.") + key.name);
+  }
+  spec.validate();
+  return spec;
+}
+
+}  // namespace compopt::cli

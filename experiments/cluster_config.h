@@ -1,0 +1,38 @@
+#pragma once
+// The [cluster] table of a sweep or profile config: a preset, a preset with some fields
+// changed, or a cluster described in full (docs/simulator.md, "Describe any cluster"):
+//
+//   preset = "dgx-h100"        base preset (default: `name` if it is a preset, else a new
+//                              cluster from net::ClusterSpec's defaults, efficiencies 1)
+//   name                       the cluster's name (default: the preset's)
+//   gpu = "H100"               GPU preset, or a [cluster.gpu] table: preset (base), name,
+//                              fp32/tf32/fp16/bf16/fp8_tflops, hbm_gb, hbm_gbps,
+//                              max_utilization, layer_overhead_s
+//   nodes, gpus_per_node (0 = the preset's), nics_per_node        integers
+//   intra_node_fabric          pcie | nvlink | nvswitch: sets intra_node_gbps and
+//                              intra_node_latency_s for the GPU unless those keys are given
+//   intra_node_gbps, intra_node_latency_s, inter_node_gbps, inter_node_latency_s,
+//   intra_node_efficiency, inter_node_efficiency, rail_optimized (bool)
+//   topology                   star | fat-tree | torus | dragonfly, with nodes_per_switch,
+//                              uplink_gbps, oversubscription, torus_dims (array),
+//                              dragonfly_groups
+//   network_model, latency_factor, bandwidth_factor, platform (a SimGrid platform XML)
+//
+// Unknown keys, wrong types and bad values throw InvalidArgument naming the key.
+
+#include <toml++/toml.h>
+
+#include <set>
+#include <string>
+
+#include "net_models/cluster_spec.h"
+
+namespace compopt::cli {
+
+// The keys a [cluster] table accepts (for the config's key check).
+const std::set<std::string>& cluster_config_keys();
+
+// The cluster a [cluster] table describes, validated.
+net::ClusterSpec cluster_from_config(const toml::table& cluster_table);
+
+}  // namespace compopt::cli

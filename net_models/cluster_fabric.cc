@@ -1,0 +1,75 @@
+#include "net_models/cluster_fabric.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "core/util/error.h"
+
+namespace compopt::net {
+
+namespace {
+
+struct FabricName {
+  IntraNodeFabric fabric;
+  std::string_view name;
+};
+constexpr std::array<FabricName, 3> kFabricNames = {{{IntraNodeFabric::kPcie, "pcie"},
+                                                     {IntraNodeFabric::kNvlink, "nvlink"},
+                                                     {IntraNodeFabric::kNvswitch, "nvswitch"}}};
+
+// Per-direction bandwidth of one GPU, Gbit/s. PCIe x16 (PCI-SIG): 3.0 = 15.75 GB/s,
+// 4.0 = 31.5 GB/s, 5.0 = 63 GB/s. NVLink (NVIDIA V100, A100, H100 and B200 datasheets):
+// 2.0 = 6 links x 25 GB/s (V100 SXM2, 300 GB/s both directions), 3.0 = 12 x 25 GB/s
+// (A100 SXM4, 600 GB/s), 4.0 = 18 x 25 GB/s (H100/H200 SXM, 900 GB/s), 5.0 = 18 x 50 GB/s
+// (B200, 1.8 TB/s). B200 systems attach GPUs to their hosts and NICs over PCIe 5.0.
+struct Generation {
+  std::string_view gpu_prefix;
+  int pcie, nvlink;  // generations
+};
+constexpr std::array<Generation, 5> kGenerations = {
+    {{"V100", 3, 2}, {"A100", 4, 3}, {"H100", 5, 4}, {"H200", 5, 4}, {"B200", 5, 5}}};
+constexpr std::array<double, 6> kPcieGbps = {0, 0, 0, 126, 252, 504};          // by generation
+constexpr std::array<double, 6> kNvlinkGbps = {0, 0, 1200, 2400, 3600, 7200};  // by generation
+constexpr std::array<const char*, 6> kNvlinkLinks = {"",        "",        "6 x 25",
+                                                     "12 x 25", "18 x 25", "18 x 50"};
+// Typical GPU-to-GPU latencies, as in the calibrated presets (docs/calibration.md): they
+// change bandwidth-bound collectives by well under 1%.
+constexpr double kPcieLatency = 10e-6, kNvlinkLatency = 5e-6;
+
+}  // namespace
+
+IntraNodeFabric parse_intra_node_fabric(std::string_view name) {
+  for (const FabricName& f : kFabricNames) {
+    if (f.name == name) return f.fabric;
+  }
+  throw InvalidArgument(
+      fmt::format("intra_node_fabric '{}': expected pcie, nvlink or nvswitch", name));
+}
+
+std::string_view intra_node_fabric_name(IntraNodeFabric fabric) {
+  for (const FabricName& f : kFabricNames) {
+    if (f.fabric == fabric) return f.name;
+  }
+  return "unknown";
+}
+
+FabricLink fabric_link(IntraNodeFabric fabric, const GpuSpec& gpu) {
+  for (const Generation& g : kGenerations) {
+    if (gpu.name.rfind(g.gpu_prefix, 0) != 0) continue;
+    if (fabric == IntraNodeFabric::kPcie) {
+      const double gbps = kPcieGbps[static_cast<size_t>(g.pcie)];
+      return {gbps, kPcieLatency,
+              fmt::format("PCIe {}.0 x16: {:g} GB/s per direction", g.pcie, gbps / 8)};
+    }
+    const auto gen = static_cast<size_t>(g.nvlink);
+    return {kNvlinkGbps[gen], kNvlinkLatency,
+            fmt::format("NVLink {}.0: {} GB/s per direction", g.nvlink, kNvlinkLinks[gen])};
+  }
+  throw InvalidArgument(fmt::format(
+      "intra_node_fabric {}: no public link figure for GPU '{}' (known: V100, A100, H100, "
+      "H200, B200); set intra_node_gbps and intra_node_latency_s",
+      intra_node_fabric_name(fabric), gpu.name));
+}
+
+}  // namespace compopt::net

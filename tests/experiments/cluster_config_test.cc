@@ -1,0 +1,174 @@
+// The [cluster] table (experiments/cluster_config.h): presets with fields replaced, clusters
+// described in full, intra-node fabric defaults from the datasheet figures, the sweep's
+// gpus_per_node axis and profile's --set cluster.* keys, and bad input naming the key.
+
+#include "experiments/cluster_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/util/error.h"
+#include "experiments/sweep_config.h"
+#include "net_models/cluster_presets.h"
+
+namespace compopt::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+net::ClusterSpec parse(const std::string& text) {
+  const toml::table root = toml::parse(text);
+  return cluster_from_config(*root["cluster"].as_table());
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ClusterConfig, PresetWithFieldsReplaced) {
+  const net::ClusterSpec c = parse(
+      "[cluster]\npreset = \"dgx-h100\"\nnodes = 4\nnics_per_node = 2\ninter_node_gbps = 200\n");
+  const net::ClusterSpec base = net::cluster_preset("dgx-h100");
+  EXPECT_EQ(c.name, "dgx-h100");
+  EXPECT_EQ(c.nodes, 4);
+  EXPECT_EQ(c.nics_per_node, 2);
+  EXPECT_EQ(c.inter_node_gbps, 200);
+  EXPECT_EQ(c.gpus_per_node, base.gpus_per_node);
+  EXPECT_EQ(c.rail_optimized, base.rail_optimized);
+  EXPECT_EQ(c.intra_node_gbps, base.intra_node_gbps);
+}
+
+TEST(ClusterConfig, ClusterInFull) {
+  const net::ClusterSpec c = parse(R"([cluster]
+name = "my-h100"
+nodes = 16
+gpus_per_node = 8
+intra_node_fabric = "pcie"
+nics_per_node = 4
+rail_optimized = true
+inter_node_gbps = 100
+inter_node_latency_s = 3e-6
+topology = "fat-tree"
+nodes_per_switch = 4
+oversubscription = 2
+network_model = "LV08"
+[cluster.gpu]
+preset = "H100"
+name = "H100-capped"
+max_utilization = 0.6
+)");
+  EXPECT_EQ(c.name, "my-h100");
+  EXPECT_EQ(c.gpus(), 128);
+  EXPECT_EQ(c.gpu.name, "H100-capped");
+  EXPECT_EQ(c.gpu.max_utilization, 0.6);
+  EXPECT_EQ(c.gpu.bf16_tflops, net::gpu_preset("H100").bf16_tflops);
+  EXPECT_EQ(c.intra_node_fabric, net::IntraNodeFabric::kPcie);
+  EXPECT_EQ(c.intra_node_gbps, 63.0 * 8);  // PCIe 5.0 x16: 63 GB/s per direction
+  EXPECT_EQ(c.intra_node_latency_s, 10e-6);
+  EXPECT_EQ(c.inter_node_efficiency, 1.0);  // ClusterSpec's default, not a preset's fit
+  EXPECT_EQ(c.topology, net::Topology::kFatTree);
+  EXPECT_EQ(c.nodes_per_switch, 4);
+  EXPECT_EQ(c.oversubscription, 2);
+  EXPECT_TRUE(c.rail_optimized);
+  EXPECT_EQ(c.network_model, "LV08");
+}
+
+TEST(ClusterConfig, FabricSetsTheGpuLinkUnlessGiven) {
+  // NVLink per direction: V100 6 x 25 GB/s, A100 12 x 25, H100 18 x 25, B200 18 x 50.
+  EXPECT_EQ(parse("[cluster]\ngpu = \"V100\"\nintra_node_fabric = \"nvlink\"").intra_node_gbps,
+            6 * 25 * 8);
+  EXPECT_EQ(parse("[cluster]\ngpu = \"A100\"\nintra_node_fabric = \"nvswitch\"").intra_node_gbps,
+            12 * 25 * 8);
+  EXPECT_EQ(parse("[cluster]\ngpu = \"H200\"\nintra_node_fabric = \"nvswitch\"").intra_node_gbps,
+            18 * 25 * 8);
+  EXPECT_EQ(parse("[cluster]\ngpu = \"B200\"\nintra_node_fabric = \"nvlink\"").intra_node_gbps,
+            18 * 50 * 8);
+  EXPECT_EQ(parse("[cluster]\ngpu = \"V100\"\nintra_node_fabric = \"pcie\"").intra_node_gbps, 126);
+  const net::ClusterSpec given = parse(
+      "[cluster]\ngpu = \"H100\"\nintra_node_gbps = 1000\nintra_node_fabric = \"nvswitch\"\n");
+  EXPECT_EQ(given.intra_node_gbps, 1000);
+  EXPECT_EQ(given.intra_node_latency_s, 5e-6);
+}
+
+TEST(ClusterConfig, BadInputNamesTheKey) {
+  EXPECT_THAT(error_of("[cluster]\nnicss = 2"), HasSubstr("unknown key 'cluster.nicss'"));
+  EXPECT_THAT(error_of("[cluster]\nnics_per_node = \"8\""),
+              HasSubstr("cluster.nics_per_node at line 2: expected an integer"));
+  EXPECT_THAT(error_of("[cluster]\nnics_per_node = 0"), HasSubstr("nics_per_node = 0, expected"));
+  EXPECT_THAT(error_of("[cluster]\nrail_optimized = 1"),
+              HasSubstr("cluster.rail_optimized at line 2: expected true or false"));
+  EXPECT_THAT(error_of("[cluster]\ninter_node_gbps = \"fast\""),
+              HasSubstr("cluster.inter_node_gbps at line 2: expected a number"));
+  EXPECT_THAT(error_of("[cluster]\n[cluster.gpu]\nmax_utilization = 1.5"),
+              HasSubstr("max_utilization = 1.5"));
+  EXPECT_THAT(error_of("[cluster]\n[cluster.gpu]\npeak = 1"),
+              HasSubstr("unknown key 'cluster.gpu.peak'"));
+  EXPECT_THAT(error_of("[cluster]\ngpu = 3"), HasSubstr("cluster.gpu at line 2"));
+  EXPECT_THAT(error_of("[cluster]\nintra_node_fabric = \"infinity\""),
+              HasSubstr("intra_node_fabric 'infinity': expected pcie, nvlink or nvswitch"));
+  EXPECT_THAT(error_of("[cluster]\n[cluster.gpu]\nname = \"X1\"\n[cluster.z]\n"),
+              HasSubstr("unknown key 'cluster.z'"));
+  EXPECT_THAT(error_of("[cluster]\nintra_node_fabric = \"nvlink\"\n[cluster.gpu]\nname = \"X1\""),
+              HasSubstr("no public link figure for GPU 'X1'"));
+  EXPECT_THAT(error_of("[cluster]\nnodes = 8\ntopology = \"torus\"\nnics_per_node = 2"),
+              HasSubstr("need topology star or fat-tree, not torus"));
+  EXPECT_THAT(error_of("[cluster]\noversubscription = 0.5\ntopology = \"fat-tree\""),
+              HasSubstr("oversubscription = 0.5, expected 1.."));
+  EXPECT_THAT(
+      error_of("[cluster]\noversubscription = 2\nuplink_gbps = 10\ntopology = \"fat-tree\""),
+      HasSubstr("both set the uplink"));
+  EXPECT_THAT(error_of("[cluster]\nnodes = 8\ntopology = \"torus\"\ntorus_dims = [2, \"4\"]"),
+              HasSubstr("cluster.torus_dims at line 4: expected an integer"));
+  EXPECT_THAT(error_of("[cluster]\npreset = \"dgx-z\""), HasSubstr("dgx-z"));
+}
+
+TEST(ClusterConfig, ANewNameStartsFromDefaultsNotTheScenariosPreset) {
+  // No preset and no name: the scenario's preset (ethernet-v100-4, fitted efficiencies).
+  const SweepConfig changed = parse_sweep_config("[cluster]\ngpus_per_node = 2\n", "s.toml", {});
+  EXPECT_EQ(changed.scenarios.at(0).cluster, "ethernet-v100-4");
+  EXPECT_EQ(changed.scenarios.at(0).cluster_spec->inter_node_efficiency,
+            net::cluster_preset("ethernet-v100-4").inter_node_efficiency);
+  // A name that is no preset: a new cluster, links at their nominal rates.
+  const SweepConfig fresh =
+      parse_sweep_config("[cluster]\nname = \"mine\"\nnodes = 4\n", "s.toml", {});
+  EXPECT_EQ(fresh.scenarios.at(0).cluster, "mine");
+  EXPECT_EQ(fresh.scenarios.at(0).cluster_spec->inter_node_efficiency, 1.0);
+  EXPECT_EQ(fresh.scenarios.at(0).cluster_spec->intra_node_efficiency, 1.0);
+  // A name that is a preset: that preset.
+  EXPECT_EQ(parse("[cluster]\nname = \"dgx-a100\"").inter_node_gbps, 200);
+}
+
+TEST(ClusterConfig, SweepAxisOverGpusPerNode) {
+  const SweepConfig c = parse_sweep_config(
+      "[cluster]\npreset = \"dgx-h100\"\n[sweep]\ngpus = 32\ngpus_per_node = [4, 8]\n", "s.toml",
+      {});
+  ASSERT_EQ(c.scenarios.size(), 2u);
+  const sim::StepConfig four = sim::resolve_scenario(c.scenarios[0]);
+  const sim::StepConfig eight = sim::resolve_scenario(c.scenarios[1]);
+  EXPECT_EQ(four.cluster.gpus_per_node, 4);
+  EXPECT_EQ(four.cluster.nodes, 8);
+  EXPECT_EQ(eight.cluster.gpus_per_node, 8);
+  EXPECT_EQ(eight.cluster.nodes, 4);
+  EXPECT_EQ(eight.cluster.nics_per_node, 8);
+}
+
+TEST(ClusterConfig, ProfileSetsOverTheClusterFlag) {
+  sim::Scenario flags;
+  flags.cluster = "dgx-a100";
+  flags.gpus_per_node = 4;
+  const sim::Scenario s =
+      apply_scenario_sets(flags, {"cluster.nics_per_node=2", "cluster.gpus_per_node=8"});
+  ASSERT_TRUE(s.cluster_spec.has_value());
+  EXPECT_EQ(s.cluster, "dgx-a100");
+  EXPECT_EQ(s.cluster_spec->nics_per_node, 2);
+  EXPECT_EQ(s.gpus_per_node, 8);  // --set replaces the flag
+  EXPECT_EQ(sim::resolve_scenario(s).cluster.gpu.name, net::cluster_preset("dgx-a100").gpu.name);
+}
+
+}  // namespace
+}  // namespace compopt::cli
