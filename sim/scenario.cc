@@ -32,6 +32,9 @@ StepConfig resolve_scenario(const Scenario& s) {
   if (s.gpus != 0) cluster = net::with_gpus(cluster, s.gpus);
   if (!s.platform_file.empty()) cluster.platform_file = s.platform_file;
   cluster.validate();
+  // A workload computing in a precision the GPU lacks (bf16 on a V100) fails here, before any
+  // simulation, naming the GPU and the precision.
+  cluster.gpu.peak_flops(config.workload.compute_precision);
   check_step_optimizer(s.optimizer);
   if (s.batch_per_gpu < 0 || s.batch_per_gpu > kMaxScenarioBatch)
     throw InvalidArgument(fmt::format("batch_per_gpu = {}, expected 1..{} (0 = the workload's)",

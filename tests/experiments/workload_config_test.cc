@@ -113,5 +113,15 @@ TEST(WorkloadConfig, SweepAndProfileReadTheTable) {
   EXPECT_EQ(s.workload_spec->default_batch_per_gpu, 64);
 }
 
+TEST(WorkloadConfig, APrecisionTheGpuLacksIsRefusedBeforeAnySimulation) {
+  try {
+    parse_sweep_config("[workload]\nname = \"gpt2-xl\"\n[cluster]\npreset = \"ethernet-v100-4\"\n",
+                       "w.toml", {});
+    ADD_FAILURE() << "no exception";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("GPU 'V100-16GB' has no bf16 unit"));
+  }
+}
+
 }  // namespace
 }  // namespace compopt::cli
