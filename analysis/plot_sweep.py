@@ -28,15 +28,16 @@ FOLDER = ""  # sweep.csv lies at the top of a sweep run directory, not in a stud
 REQUIRED = ["sweep.csv"]
 
 # The columns that tell scenarios apart besides the optimizer (sweep axes and presets).
-SCENARIO = ["workload", "cluster", "topology", "gpu", "gpus_per_node", "gpus",
+SCENARIO = ["workload", "cluster", "topology", "gpu", "gpus_per_node", "nics_per_node", "gpus",
             "inter_node_gbit_s", "batch_per_gpu", "grad_accum", "overlap"]
 SCHEMA = {"workload": "s", "cluster": "s", "topology": "s", "gpu": "s", "optimizer": "s",
-          "stage": "s",
-          "gpus_per_node": "i", "gpus": "i", "inter_node_gbit_s": "f", "batch_per_gpu": "i",
-          "grad_accum": "i", "overlap": ("0", "1"), "step_time_s": "f"}
+          "stage": "s", "gpus_per_node": "i", "nics_per_node": "i", "gpus": "i",
+          "inter_node_gbit_s": "f", "batch_per_gpu": "i", "grad_accum": "i", "overlap": ("0", "1"),
+          "step_time_s": "f"}
 # How panel titles name the scenario columns other than gpus.
 _TITLES = {"workload": "%s", "cluster": "%s", "topology": "%s topology", "gpu": "%s",
-           "gpus_per_node": "%s GPUs/node", "inter_node_gbit_s": "%s Gbit/s",
+           "gpus_per_node": "%s GPUs/node", "nics_per_node": "%s NICs/node",
+           "inter_node_gbit_s": "%s Gbit/s",
            "batch_per_gpu": "batch %s/GPU", "grad_accum": "accum %s", "overlap": "overlap %s"}
 _PANEL = [c for c in SCENARIO if c != "gpus"]
 

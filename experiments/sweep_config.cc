@@ -6,6 +6,7 @@
 #include <climits>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -27,8 +28,8 @@ const std::map<std::string, std::set<std::string>> kKeys = {
     {"workload", workload_config_keys()},
     {"cluster", cluster_config_keys()},
     {"sweep",
-     {"optimizers", "gpus", "gpus_per_node", "inter_node_gbps", "batch_per_gpu", "grad_accum",
-      "topology", "overlap", "buckets"}},
+     {"optimizers", "gpus", "gpus_per_node", "nics_per_node", "inter_node_gbps", "batch_per_gpu",
+      "grad_accum", "topology", "overlap", "buckets"}},
     {"training", training_config_keys()},
 };
 
@@ -152,47 +153,75 @@ sim::Scenario base_of(const toml::table& root, sim::Scenario base) {
 }
 
 // The grid of the axes; an axis not given takes `defaults`' value.
+// One sweep axis: its key and, per value, how that value sets a scenario.
+using Setter = std::function<void(sim::Scenario&)>;
+struct Axis {
+  const char* key;
+  std::vector<Setter> values;
+};
+
+template <typename T, typename Apply>
+Axis axis_of(const toml::table& root, const char* key, T fallback, Apply apply) {
+  Axis out{key, {}};
+  for (const T& v : axis<T>(root, key, {fallback}))
+    out.values.push_back([v, apply](sim::Scenario& s) { apply(s, v); });
+  return out;
+}
+
+// The axes in grid order (the first varies slowest); an axis not given takes `base`'s value.
+std::vector<Axis> axes_of(const toml::table& root, const sim::Scenario& base) {
+  using S = sim::Scenario;
+  auto to_int = [](int64_t v) { return static_cast<int>(v); };
+  return {
+      axis_of<std::string>(root, "optimizers", base.optimizer,
+                           [](S& s, const std::string& v) { s.optimizer = v; }),
+      axis_of<int64_t>(root, "gpus", base.gpus, [&](S& s, int64_t v) { s.gpus = to_int(v); }),
+      axis_of<int64_t>(root, "gpus_per_node", base.gpus_per_node,
+                       [&](S& s, int64_t v) { s.gpus_per_node = to_int(v); }),
+      axis_of<int64_t>(root, "nics_per_node", base.nics_per_node,
+                       [&](S& s, int64_t v) { s.nics_per_node = to_int(v); }),
+      axis_of<double>(root, "inter_node_gbps", base.inter_node_gbps,
+                      [](S& s, double v) { s.inter_node_gbps = v; }),
+      axis_of<int64_t>(root, "batch_per_gpu", base.batch_per_gpu,
+                       [&](S& s, int64_t v) { s.batch_per_gpu = to_int(v); }),
+      axis_of<int64_t>(root, "grad_accum", base.grad_accum,
+                       [&](S& s, int64_t v) { s.grad_accum = to_int(v); }),
+      axis_of<std::string>(root, "topology", base.topology,
+                           [](S& s, const std::string& v) { s.topology = v; }),
+  };
+}
+
+// Throws when the grid holds more than kMaxSweepScenarios scenarios, naming every axis size.
+void check_grid_size(const std::vector<Axis>& axes) {
+  size_t count = 1;
+  bool over = false;
+  std::string sizes;
+  for (const Axis& a : axes) {
+    over = over || a.values.size() > kMaxSweepScenarios / count;
+    if (!over) count *= a.values.size();
+    sizes += fmt::format("{}{} {}", sizes.empty() ? "" : " x ", a.key, a.values.size());
+  }
+  if (over) {
+    throw InvalidArgument(
+        fmt::format("sweep: the axes give more than {} scenarios ({})", kMaxSweepScenarios, sizes));
+  }
+}
+
+// The grid of the axes over the keys outside them, the last axis varying fastest.
 std::vector<sim::Scenario> scenarios_of(const toml::table& root, const sim::Scenario& defaults) {
   const sim::Scenario base = base_of(root, defaults);
-  const auto optimizers = axis<std::string>(root, "optimizers", {base.optimizer});
-  const auto gpus = axis<int64_t>(root, "gpus", {base.gpus});
-  const auto per_node = axis<int64_t>(root, "gpus_per_node", {base.gpus_per_node});
-  const auto gbps = axis<double>(root, "inter_node_gbps", {base.inter_node_gbps});
-  const auto batches = axis<int64_t>(root, "batch_per_gpu", {base.batch_per_gpu});
-  const auto accums = axis<int64_t>(root, "grad_accum", {base.grad_accum});
-  const auto topologies = axis<std::string>(root, "topology", {base.topology});
-  size_t count = 1;
-  for (const size_t n : {optimizers.size(), gpus.size(), per_node.size(), gbps.size(),
-                         batches.size(), accums.size(), topologies.size()}) {
-    if (n > kMaxSweepScenarios / count) {
-      throw InvalidArgument(
-          fmt::format("sweep: the axes give more than {} scenarios (optimizers {} x gpus {} x "
-                      "gpus_per_node {} x inter_node_gbps {} x batch_per_gpu {} x grad_accum {} x "
-                      "topology {})",
-                      kMaxSweepScenarios, optimizers.size(), gpus.size(), per_node.size(),
-                      gbps.size(), batches.size(), accums.size(), topologies.size()));
-    }
-    count *= n;
-  }
+  const std::vector<Axis> axes = axes_of(root, base);
+  check_grid_size(axes);
   std::vector<sim::Scenario> out;
-  for (const auto& optimizer : optimizers)
-    for (const auto g : gpus)
-      for (const auto p : per_node)
-        for (const auto b : gbps)
-          for (const auto batch : batches)
-            for (const auto accum : accums)
-              for (const auto& topology : topologies) {
-                sim::Scenario s = base;
-                s.optimizer = optimizer;
-                s.gpus = static_cast<int>(g);
-                s.gpus_per_node = static_cast<int>(p);
-                s.inter_node_gbps = b;
-                s.batch_per_gpu = static_cast<int>(batch);
-                s.grad_accum = static_cast<int>(accum);
-                s.topology = topology;
-                out.push_back(s);
-              }
-  return out;
+  std::vector<size_t> at(axes.size(), 0);
+  while (true) {
+    sim::Scenario s = base;
+    for (size_t i = 0; i < axes.size(); ++i) axes[i].values[at[i]](s);
+    out.push_back(s);
+    size_t i = axes.size();
+    while (i > 0 && ++at[i - 1] == axes[i - 1].values.size()) at[--i] = 0;
+    if (i == 0) return out;
+  }
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ struct SweepRow {
   std::string workload, cluster, topology;
   std::string gpu = {};
   int gpus = 0, gpus_per_node = 0;
+  int nics_per_node = 1;
   double inter_node_gbps = 0;
   int batch_per_gpu = 0, grad_accum = 1;
   bool overlap = false;
@@ -33,8 +34,8 @@ struct SweepRow {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SweepRow, workload, cluster, topology, gpu, gpus, gpus_per_node,
-                                   inter_node_gbps, batch_per_gpu, grad_accum, overlap, buckets,
-                                   optimizer, stage, step_time_s)
+                                   nics_per_node, inter_node_gbps, batch_per_gpu, grad_accum,
+                                   overlap, buckets, optimizer, stage, step_time_s)
 
 SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing);
 

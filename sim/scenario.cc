@@ -26,6 +26,9 @@ StepConfig resolve_scenario(const Scenario& s) {
   if (s.gpus_per_node < 0)
     throw InvalidArgument(fmt::format("gpus_per_node = {}, expected >= 1", s.gpus_per_node));
   if (s.gpus_per_node != 0) cluster.gpus_per_node = s.gpus_per_node;
+  if (s.nics_per_node < 0)
+    throw InvalidArgument(fmt::format("nics_per_node = {}, expected >= 1", s.nics_per_node));
+  if (s.nics_per_node != 0) cluster.nics_per_node = s.nics_per_node;
   if (s.gpus < 0 || s.gpus > kMaxScenarioGpus)
     throw InvalidArgument(
         fmt::format("gpus = {}, expected 1..{} (0 = the preset's)", s.gpus, kMaxScenarioGpus));
@@ -95,7 +98,9 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"memory_activations_gb", kGb},
                                                  {"memory_total_gb", kGb},
                                                  {"gpu_memory_gb", kGb},
-                                                 {"fits_in_memory"}});
+                                                 {"fits_in_memory"},
+                                                 {"nics_per_node"},
+                                                 {"rail_optimized"}});
   return schema;
 }
 
@@ -144,7 +149,9 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                                     m.activations_bytes / kBytesPerGb,
                                     m.total_bytes() / kBytesPerGb,
                                     m.gpu_bytes / kBytesPerGb,
-                                    m.fits()});
+                                    m.fits(),
+                                    k.nics_per_node,
+                                    k.rail_optimized});
 }
 
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,

@@ -32,6 +32,7 @@ struct Scenario {
   std::string optimizer = "adam";
   int gpus = 0;                // 0: the preset's nodes x gpus_per_node
   int gpus_per_node = 0;       // 0: the preset's (applied before `gpus`)
+  int nics_per_node = 0;       // 0: the cluster's
   double inter_node_gbps = 0;  // 0: the preset's
   std::string topology = {};   // empty: the preset's
   int batch_per_gpu = 0;       // 0: the workload's default

@@ -10,7 +10,7 @@ from test_figures import check_pdf, check_png
 
 HEADER = ("workload,cluster,topology,optimizer,stage,nodes,gpus_per_node,gpus,inter_node_gbit_s,"
           "inter_node_efficiency,inter_node_effective_gbit_s,batch_per_gpu,grad_accum,overlap,"
-          "step_time_s,throughput_samples_s,gpu,compute_utilization")
+          "step_time_s,throughput_samples_s,gpu,compute_utilization,nics_per_node")
 
 # Step time (s) by optimizer, stage and (gpus, Gbit/s); 1-bit Adam's warmup equals Adam.
 ADAM = {(8, 40): 2.0, (16, 40): 2.4, (8, 160): 0.8, (16, 160): 1.0}
@@ -31,8 +31,8 @@ def sweep_lines(steps=STEPS):
     for optimizer, stage, times in steps:
         for (gpus, gbps), t in times.items():
             lines.append("bert-large-seq128,ethernet-v100-4,star,%s,%s,%d,4,%d,%d,0.5,%g,16,1,0,"
-                         "%.6e,%.3f,V100-16GB,0.5" % (optimizer, stage, gpus // 4, gpus, gbps,
-                                                      gbps / 2, t, gpus * 16 / t))
+                         "%.6e,%.3f,V100-16GB,0.5,1" % (optimizer, stage, gpus // 4, gpus, gbps,
+                                                        gbps / 2, t, gpus * 16 / t))
     return lines
 
 
@@ -49,8 +49,8 @@ def assert_series(points, expected):
 
 
 def panel_key(gbps):
-    return ("bert-large-seq128", "ethernet-v100-4", "star", "V100-16GB", 4, float(gbps), 16, 1,
-            "0")
+    return ("bert-large-seq128", "ethernet-v100-4", "star", "V100-16GB", 4, 1, float(gbps), 16,
+            1, "0")
 
 
 def test_speedups_by_hand(sweep_dir):
