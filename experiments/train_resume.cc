@@ -165,7 +165,8 @@ TrainOptions train_options_of(const TrainConfig& c, int64_t checkpoint_every) {
           .steps = c.steps,
           .eval_every = c.eval_every,
           .seed = c.seed,
-          .checkpoint_every = checkpoint_every};
+          .checkpoint_every = checkpoint_every,
+          .compute = c.compute.train_charge()};
 }
 
 ResumePlan plan_resume(const std::string& run_dir, const std::vector<std::string>& overrides) {
