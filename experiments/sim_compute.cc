@@ -135,6 +135,13 @@ nlohmann::json SimCompute::to_json() const {
   return j;
 }
 
+std::string SimCompute::describe() const {
+  if (mode != "model") return mode;
+  std::string out = fmt::format("model {} {}", gpu.name, net::precision_name(precision));
+  if (stand_in) out += fmt::format(" stand-in {} batch {}", stand_in->name, stand_in_batch);
+  return out;
+}
+
 SimCompute resolve_sim_compute(HyperParams& hp, const std::string& backend,
                                const net::ClusterSpec& cluster, const Task& task,
                                size_t batch_per_rank) {

@@ -51,6 +51,8 @@ struct SimCompute {
   // The wire scale of a step in `stage`.
   double wire_scale_of(Stage stage) const;
   nlohmann::json to_json() const;
+  // One line: "measured", or "model <gpu> <precision>[ stand-in <workload> batch <b>]".
+  std::string describe() const;
 };
 
 // Reads the run.compute* / run.gpu / run.stand_in* keys from `hp` for a run of `task` with

@@ -146,6 +146,8 @@ std::map<std::string, std::string> run_identity(const TrainConfig& c) {
       {"optimizer.name", c.optimizer},
   };
   for (const auto& [key, value] : c.optimizer_params) id["optimizer." + key] = value;
+  // The simulated clock's charge: a resumed run continues the same time axis.
+  if (c.backend == "sim") id["run.compute"] = c.compute.describe();
   return id;
 }
 

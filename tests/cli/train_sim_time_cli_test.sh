@@ -4,6 +4,7 @@
 #   time_s included, when run again under CPU load;
 # - one rank sends nothing, so its time_s is exactly the modeled charge run.json records;
 # - run.compute = measured still trains; a stand-in changes time_s only;
+# - a resumed run continues the same time axis;
 # - bad values of the keys exit 2 naming the key, before any work.
 #   train_sim_time_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
@@ -98,6 +99,19 @@ if not all(b > t for (_, b), (_, t) in zip(bert, task)):
 PY
 else
   fail "stand-in run failed"
+fi
+
+# Resume: a run cut at step 20 (freeze step as in the 40-step run) and continued gives
+# the uninterrupted metrics.csv, time_s included; another compute charge is refused.
+if train --set run.steps=20 --set optimizer.freeze_step=20 --checkpoint-every 10 --out "$WORK/cut" \
+  && "$BIN" train --resume "$WORK/cut" --set run.steps=40 --quiet; then
+  cmp -s "$WORK/cut/metrics.csv" "$WORK/a/metrics.csv" \
+    || fail "resumed metrics.csv differs: $(diff "$WORK/cut/metrics.csv" "$WORK/a/metrics.csv" | head -4)"
+  err=$("$BIN" train --resume "$WORK/cut" --set run.steps=60 --set run.compute=measured --quiet 2>&1)
+  [ $? -eq 2 ] && grep -qF "run.compute" <<<"$err" \
+    || fail "resume with another compute charge: $err"
+else
+  fail "checkpointed or resumed run failed"
 fi
 
 # Bad values: exit 2, the key named, no run directory.
