@@ -24,6 +24,8 @@
 #include "experiments/train_resume.h"
 #include "experiments/train_runner.h"
 #include "net_models/cluster_presets.h"
+#include "net_models/gpu_spec.h"
+#include "net_models/workload.h"
 
 namespace compopt::cli {
 namespace {
@@ -226,9 +228,11 @@ void register_train_command(CLI::App& app) {
                   "continue the run in DIR from its latest checkpoint, in place (metrics.csv "
                   "keeps the full history); --set may change run.steps/run.epochs/run.eval_every");
   cmd->add_flag("--quiet", options->quiet, "no progress output");
-  cmd->footer(
-      fmt::format("Optimizers (optimizer.name): {}\nClusters (run.cluster, backend sim):\n{}",
-                  fmt::join(optimizer_names(), ", "), net::cluster_registry().help_lines()));
+  cmd->footer(fmt::format(
+      "Optimizers (optimizer.name): {}\nClusters (run.cluster, backend sim):\n{}\nGPUs (run.gpu, "
+      "backend sim): {}\nStand-in workloads (run.stand_in, backend sim): {}",
+      fmt::join(optimizer_names(), ", "), net::cluster_registry().help_lines(),
+      fmt::join(net::gpu_registry().names(), ", "), fmt::join(net::workload_preset_names(), ", ")));
   cmd->callback([options] { run(*options); });
 }
 
