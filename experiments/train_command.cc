@@ -22,8 +22,10 @@
 #include "experiments/train_config.h"
 #include "experiments/train_progress.h"
 #include "experiments/train_resume.h"
+#include "experiments/train_runner.h"
 #include "net_models/cluster_presets.h"
-#include "sim/sim_world.h"
+#include "net_models/gpu_spec.h"
+#include "net_models/workload.h"
 
 namespace compopt::cli {
 namespace {
@@ -167,24 +169,6 @@ CheckpointOptions checkpoint_options(const RunDirectory& dir, const Setup& s) {
   return checkpoints;
 }
 
-// sim: real math and measured compute, network time from the SimGrid model of c.cluster.
-TrainResult train_on_backend(const TrainConfig& c, const TrainOptions& options,
-                             const TrainHooks& hooks, const CheckpointOptions& checkpoints) {
-  const OptimizerFactory factory = [name = c.optimizer,
-                                    params = c.optimizer_params](const ParamLayout& layout) {
-    return make_optimizer(name, params, layout);
-  };
-  if (c.backend == "sim") {
-    return train_with(
-        [&](const std::function<void(Communicator&)>& fn) {
-          sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
-        },
-        *c.task, factory, options, hooks, checkpoints);
-  }
-  return train_local(*c.task, factory, options,
-                     {.ranks = c.ranks, .gpus_per_node = c.gpus_per_node}, hooks, checkpoints);
-}
-
 // Trains with progress output unless `quiet`, writes metrics.csv and
 // summary.json into `dir` and returns the summary.
 nlohmann::json train_in(const RunDirectory& dir, const Setup& s, bool quiet) {
@@ -193,7 +177,7 @@ nlohmann::json train_in(const RunDirectory& dir, const Setup& s, bool quiet) {
   TrainHooks hooks;
   hooks.on_record = [&](const StepRecord& r) { progress.update(r); };
   const TrainResult result =
-      train_on_backend(c, train_options_of(c, s.every), hooks, checkpoint_options(dir, s));
+      run_training(c, train_options_of(c, s.every), hooks, checkpoint_options(dir, s));
   progress.finish();
 
   dir.write_file("metrics.csv", metrics_csv(result.records));
@@ -244,9 +228,11 @@ void register_train_command(CLI::App& app) {
                   "continue the run in DIR from its latest checkpoint, in place (metrics.csv "
                   "keeps the full history); --set may change run.steps/run.epochs/run.eval_every");
   cmd->add_flag("--quiet", options->quiet, "no progress output");
-  cmd->footer(
-      fmt::format("Optimizers (optimizer.name): {}\nClusters (run.cluster, backend sim):\n{}",
-                  fmt::join(optimizer_names(), ", "), net::cluster_registry().help_lines()));
+  cmd->footer(fmt::format(
+      "Optimizers (optimizer.name): {}\nClusters (run.cluster, backend sim):\n{}\nGPUs (run.gpu, "
+      "backend sim): {}\nStand-in workloads (run.stand_in, backend sim): {}",
+      fmt::join(optimizer_names(), ", "), net::cluster_registry().help_lines(),
+      fmt::join(net::gpu_registry().names(), ", "), fmt::join(net::workload_preset_names(), ", ")));
   cmd->callback([options] { run(*options); });
 }
 

@@ -305,6 +305,7 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
   c.eval_every = hp.integer("run.eval_every", 0, 0);
   c.seed = static_cast<uint64_t>(hp.integer("run.seed", 1, 0));
   build_task(hp, c);
+  c.compute = resolve_sim_compute(hp, c.backend, c.cluster_spec, *c.task, c.batch_per_rank);
   hp.finish();
   resolve_steps(hp, c, epochs, steps);
   check_train_limits(c, MemoryBudget::of_this_machine());
@@ -330,7 +331,8 @@ nlohmann::json TrainConfig::to_json() const {
             {"task", task->describe()},
             {"parameters", task->layout().total()},
             {"optimizer", optimizer},
-            {"optimizer_params", optimizer_params}}}};
+            {"optimizer_params", optimizer_params},
+            {"compute", compute.to_json()}}}};
 }
 
 }  // namespace compopt::cli

@@ -4,7 +4,9 @@
 //
 // Tables and keys (docs/training.md has the full list):
 //   [run]       backend (local | sim), cluster (sim: preset), ranks, gpus_per_node (alias
-//               ranks_per_node), batch_per_rank, epochs | steps, eval_every, seed
+//               ranks_per_node), batch_per_rank, epochs | steps, eval_every, seed;
+//               sim only: compute, gpu, compute_precision, stand_in, stand_in_batch
+//               (sim_compute.h)
 //   [task]      name and the task's keys (core/tasks/task_factory.h)
 //   [optimizer] name and hyper-parameters passed through to make_optimizer
 //   [schedule]  type (-> optimizer key "schedule") and the schedule's keys
@@ -27,6 +29,7 @@
 
 #include "core/tasks/task.h"
 #include "core/util/hyper_params.h"
+#include "experiments/sim_compute.h"
 #include "net_models/cluster_spec.h"
 
 namespace compopt::cli {
@@ -48,6 +51,7 @@ struct TrainConfig {
   std::string optimizer;
   HyperParamMap optimizer_params;  // resolved, as passed to make_optimizer
   std::shared_ptr<const Task> task;
+  SimCompute compute;  // how the simulated clock charges local work
 
   nlohmann::json to_json() const;
 };

@@ -146,6 +146,8 @@ std::map<std::string, std::string> run_identity(const TrainConfig& c) {
       {"optimizer.name", c.optimizer},
   };
   for (const auto& [key, value] : c.optimizer_params) id["optimizer." + key] = value;
+  // The simulated clock's charge: a resumed run continues the same time axis.
+  if (c.backend == "sim") id["run.compute"] = c.compute.describe();
   return id;
 }
 
@@ -165,7 +167,8 @@ TrainOptions train_options_of(const TrainConfig& c, int64_t checkpoint_every) {
           .steps = c.steps,
           .eval_every = c.eval_every,
           .seed = c.seed,
-          .checkpoint_every = checkpoint_every};
+          .checkpoint_every = checkpoint_every,
+          .compute = c.compute.train_charge()};
 }
 
 ResumePlan plan_resume(const std::string& run_dir, const std::vector<std::string>& overrides) {

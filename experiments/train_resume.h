@@ -8,7 +8,8 @@
 // The identity is the resolved configuration that determines the math and the
 // byte counts: backend and cluster, ranks, ranks per node, batch per rank,
 // seed, task (its description and parameter count), optimizer name and every
-// resolved optimizer key. run.steps, run.epochs and run.eval_every may change
+// resolved optimizer key; on sim also the compute charge (SimCompute::describe),
+// so a resumed run keeps its time axis. run.steps, run.epochs and run.eval_every may change
 // on resume. Step-count keys given as a percentage (and the total_steps a
 // cosine schedule takes from run.steps) stay at the values the checkpointed run
 // resolved, so a longer run continues the same schedule.

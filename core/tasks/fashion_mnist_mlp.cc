@@ -92,6 +92,8 @@ FashionMnistMlp::FashionMnistMlp(std::shared_ptr<const FashionMnistData> data,
   if (options_.eval_chunk == 0) throw InvalidArgument("fashion-mnist-mlp: eval_chunk must be >= 1");
 }
 
+TaskFlops FashionMnistMlp::flops() const { return mlp_flops(widths_); }
+
 std::string FashionMnistMlp::describe() const {
   return fmt::format("fashion-mnist-mlp {} ({} parameters), {} train / {} test images from {}",
                      fmt::join(widths_, "-"), layout_.total(), train_size(), test_size(),

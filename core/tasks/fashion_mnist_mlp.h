@@ -3,7 +3,8 @@
 // softmax cross-entropy). Pixels are scaled to [0, 1] and standardized with the
 // training-set mean and deviation. Parameters: fc1.weight, fc1.bias, ... (see
 // mlp.h), initialized He-normal (std sqrt(2/fan_in)) with zero biases.
-// Construction loads the dataset (throws DatasetError); then immutable.
+// flops(): mlp_flops of the widths. Construction loads the dataset (throws DatasetError); then
+// immutable.
 
 #include <filesystem>
 #include <memory>
@@ -33,6 +34,7 @@ class FashionMnistMlp final : public Task {
   size_t train_size() const override { return data_->train.count(); }
   size_t test_size() const override { return data_->test.count(); }
   bool has_accuracy() const override { return true; }
+  TaskFlops flops() const override;
   std::unique_ptr<TaskWorker> make_worker(int rank) const override;
 
   const std::vector<size_t>& widths() const { return widths_; }

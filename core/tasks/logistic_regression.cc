@@ -128,6 +128,11 @@ std::string LogisticRegressionTask::describe() const {
                      options_.l2, options_.seed);
 }
 
+TaskFlops LogisticRegressionTask::flops() const {
+  const double d = 2.0 * static_cast<double>(options_.dimension);
+  return {.forward_per_sample = d, .backward_per_sample = d, .layers = 1};
+}
+
 std::vector<float> LogisticRegressionTask::init_params(uint64_t seed) const {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 0.01);

@@ -6,6 +6,7 @@
 // - Loss per example: softplus(z) - y z with z = w . x + b, plus l2/2 ||w||^2.
 // - Accuracy: [z > 0] == y.
 // Parameters: "weight" (d) then "bias" (1); init_params draws w ~ N(0, 0.01^2 I), b = 0.
+// FLOPs per example: forward 2d (w . x), backward 2d ((sigmoid(z) - y) x), one layer.
 
 #include <cstdint>
 #include <vector>
@@ -36,6 +37,7 @@ class LogisticRegressionTask final : public Task {
   size_t train_size() const override { return options_.train_size; }
   size_t test_size() const override { return options_.test_size; }
   bool has_accuracy() const override { return true; }
+  TaskFlops flops() const override;
   std::unique_ptr<TaskWorker> make_worker(int rank) const override;
 
   struct Split {

@@ -18,6 +18,18 @@ ParamLayout mlp_layout(const std::vector<size_t>& widths) {
   return ParamLayout::from_sizes(tensors);
 }
 
+TaskFlops mlp_flops(const std::vector<size_t>& widths) {
+  if (widths.size() < 2) throw InvalidArgument("mlp_flops: expected at least 2 widths");
+  TaskFlops f;
+  for (size_t l = 1; l < widths.size(); ++l) {
+    const double products = 2.0 * static_cast<double>(widths[l - 1] * widths[l]);
+    f.forward_per_sample += products;
+    f.backward_per_sample += l == 1 ? products : 2 * products;
+  }
+  f.layers = static_cast<int>(widths.size() - 1);
+  return f;
+}
+
 template <typename T>
 MlpKernel<T>::MlpKernel(std::vector<size_t> widths) : widths_(std::move(widths)) {
   const ParamLayout layout = mlp_layout(widths_);

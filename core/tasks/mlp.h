@@ -17,11 +17,18 @@
 #include <span>
 #include <vector>
 
+#include "core/tasks/task.h"
 #include "core/util/param_layout.h"
 
 namespace compopt {
 
 ParamLayout mlp_layout(const std::vector<size_t>& widths);
+
+// Per example: forward = the products of every layer, 2 x sum_l w[l-1] w[l];
+// backward = the weight gradients (the same) plus the input gradients of
+// layers 2..L (layer 1 needs none); layers = L. Biases, ReLU and softmax are
+// not counted. Throws InvalidArgument for fewer than 2 widths.
+TaskFlops mlp_flops(const std::vector<size_t>& widths);
 
 template <typename T>
 class MlpKernel {

@@ -109,6 +109,11 @@ std::string NoisyQuadraticTask::describe() const {
       options_.ranks, options_.seed);
 }
 
+TaskFlops NoisyQuadraticTask::flops() const {
+  const double d = 2.0 * static_cast<double>(options_.dimension);
+  return {.forward_per_sample = d, .backward_per_sample = d, .layers = 1};
+}
+
 std::vector<float> NoisyQuadraticTask::init_params(uint64_t seed) const {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);

@@ -10,6 +10,8 @@
 // - Test "set": one item whose loss is the excess global objective
 //   1/2 sum_j a_j (x_j - c_j)^2 (no accuracy).
 // Parameters: one tensor "x"; init_params draws x0 ~ N(0, I).
+// FLOPs per example: forward 2d (the noise term xi_k . (x - c_i)), backward 2d
+// (its share of the gradient), one layer.
 
 #include <cstdint>
 #include <vector>
@@ -41,6 +43,7 @@ class NoisyQuadraticTask final : public Task {
   size_t train_size() const override { return options_.train_size; }
   size_t test_size() const override { return 1; }
   bool has_accuracy() const override { return false; }
+  TaskFlops flops() const override;
   std::unique_ptr<TaskWorker> make_worker(int rank) const override;
 
   const std::vector<double>& curvatures() const { return a_; }

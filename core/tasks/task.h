@@ -12,6 +12,8 @@
 //   its exact gradient (same float ops for the same inputs: deterministic).
 // - TaskWorker::evaluate sums per-example test loss and correct predictions over
 //   test examples [begin, end) so ranks can split the test set and add.
+// - flops() is the arithmetic of one training example (TaskFlops), which the
+//   simulator turns into compute time on a modeled GPU (docs/training.md).
 // Task methods are thread-safe; a TaskWorker is confined to one thread.
 
 #include <cstddef>
@@ -29,6 +31,16 @@ struct EvalSums {
   double loss_sum = 0;  // sum of per-example losses
   double correct = 0;   // examples predicted correctly (0 when the task has no accuracy)
   double count = 0;     // examples evaluated
+};
+
+// Arithmetic of one training example: 2 FLOPs per multiply-add of the products
+// the worker computes for it, in the forward pass (its loss) and the backward
+// pass (its gradient); `layers` is the number of sequential layers a pass runs
+// (each pays a GPU's fixed per-layer overhead, net_models/compute_model.h).
+struct TaskFlops {
+  double forward_per_sample = 0;
+  double backward_per_sample = 0;
+  int layers = 1;
 };
 
 class TaskWorker {
@@ -53,6 +65,7 @@ class Task {
   virtual size_t test_size() const = 0;
   // Whether evaluate() counts correct predictions (classification).
   virtual bool has_accuracy() const = 0;
+  virtual TaskFlops flops() const = 0;
   // Worker of `rank` (0 <= rank < ranks the task was built for, where that matters).
   virtual std::unique_ptr<TaskWorker> make_worker(int rank) const = 0;
 };

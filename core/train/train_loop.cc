@@ -55,11 +55,23 @@ void check_options(const TrainOptions& options) {
     throw InvalidArgument(
         fmt::format("checkpoint_every {}, expected >= 0 (0: none)", options.checkpoint_every));
   }
-  if (options.compute_seconds &&
-      !(std::isfinite(*options.compute_seconds) && *options.compute_seconds >= 0)) {
-    throw InvalidArgument(
-        fmt::format("compute_seconds {}, expected a finite value >= 0", *options.compute_seconds));
+  if (!options.compute) return;
+  for (const auto& [value, name] : {std::pair{options.compute->pass_s, "pass_s"},
+                                    {options.compute->step_s, "step_s"},
+                                    {options.compute->compression_s, "compression_s"}}) {
+    if (!(std::isfinite(value) && value >= 0)) {
+      throw InvalidArgument(
+          fmt::format("compute charge {} = {}, expected a finite value >= 0", name, value));
+    }
   }
+}
+
+// Seconds of local work a step charges to the clock: the modeled charge of
+// options.compute, or the measured time of the loss/gradient computation.
+double charged_seconds(const TrainOptions& options, Stage stage, double measured_s) {
+  if (!options.compute) return measured_s;
+  const ComputeCharge& c = *options.compute;
+  return c.pass_s + c.step_s + (stage == Stage::kCompression ? c.compression_s : 0.0);
 }
 
 }  // namespace
@@ -132,18 +144,19 @@ StartPoint start_point(Communicator& comm, const Task& task, Optimizer& optimize
   return start;
 }
 
-// One forward/backward pass, its compute charged to the clock (simulated time on
-// sim, no-op on backends whose clock is the wall clock); throws on a non-finite
-// loss or gradient.
-double loss_and_grad(Communicator& comm, TaskWorker& worker, const ParamLayout& layout,
-                     const TrainOptions& options, std::span<const float> params,
-                     std::span<const size_t> batch, std::vector<float>& grads, int64_t step) {
+struct LossAndTime {
+  double loss = 0;
+  double measured_s = 0;  // wall time of the computation
+};
+
+// One forward/backward pass and its wall time; throws on a non-finite loss or gradient.
+LossAndTime loss_and_grad(const Communicator& comm, TaskWorker& worker, const ParamLayout& layout,
+                          std::span<const float> params, std::span<const size_t> batch,
+                          std::vector<float>& grads, int64_t step) {
   const auto compute_start = std::chrono::steady_clock::now();
   const double loss = worker.loss_and_grad(params, batch, grads);
-  comm.advance(options.compute_seconds
-                   ? *options.compute_seconds
-                   : std::chrono::duration<double>(std::chrono::steady_clock::now() - compute_start)
-                         .count());
+  const double measured_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - compute_start).count();
   const std::ptrdiff_t bad = first_non_finite(grads);
   if (bad >= 0 || !std::isfinite(loss)) {
     throw NonFiniteGradient(
@@ -154,7 +167,7 @@ double loss_and_grad(Communicator& comm, TaskWorker& worker, const ParamLayout& 
                  : fmt::format("non-finite loss at step {} on rank {}: train loss = {}", step,
                                comm.rank(), loss));
   }
-  return loss;
+  return {loss, measured_s};
 }
 
 // The rank-mean train loss and, when `evaluate`, the test loss and accuracy over
@@ -253,9 +266,13 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
   const double start = comm.now() - begin.clock_before;
   for (int64_t step = begin.first; step <= options.steps; ++step) {
     const auto batch = sampler.next();
-    const double loss = loss_and_grad(comm, *worker, layout, options, params, batch, grads, step);
+    const auto [loss, measured_s] =
+        loss_and_grad(comm, *worker, layout, params, batch, grads, step);
+    const Stage stage = optimizer.stage();
+    comm.advance(charged_seconds(options, stage, measured_s));
+    if (hooks.before_step) hooks.before_step(comm, stage);
     StepRecord record;
-    record.stage = stage_name(optimizer.stage());
+    record.stage = stage_name(stage);
     optimizer.step(params, grads, comm);
     const OptimizerMetrics m = optimizer.metrics();
     const bool evaluate = step % eval_every == 0 || step == options.steps;

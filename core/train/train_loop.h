@@ -11,10 +11,13 @@
 // run under the traffic label kMetricsTrafficLabel and are excluded from
 // StepRecord::bytes_sent*, which count the optimizer's traffic only.
 //
-// The measured wall time of each loss/gradient computation (or a fixed
-// compute_seconds) is charged with comm.advance(): on the simulator the clock
-// then shows compute plus simulated communication (time-wise curves); on other
-// backends it is a no-op.
+// Each step's local work is charged with comm.advance() before the optimizer
+// step: the modeled seconds of options.compute (ComputeCharge: forward and
+// backward, optimizer step, compression in compression-stage steps), or, when
+// unset, the measured wall time of the loss/gradient computation. On the
+// simulator the clock then shows compute plus simulated communication
+// (time-wise curves; reproducible only with a modeled charge); on other
+// backends advance() is a no-op.
 //
 // Global batch = ranks x batch_per_rank. A non-finite gradient or loss throws
 // NonFiniteGradient naming the step and the rank (other ranks then fail with a
@@ -28,7 +31,7 @@
 // optimizer which builds sub-communicators at its first step, as
 // birder-hierarchical does, sends that setup traffic again). On the
 // simulator the rank's clock is first advanced by the saved offset, so with a
-// deterministic compute charge (compute_seconds) time_s is identical too.
+// modeled compute charge (options.compute) time_s is identical too.
 // Checkpoints: with checkpoint_every = K > 0 every rank hands a RankCheckpoint
 // to hooks.on_checkpoint after steps K, 2K, ... and after the last step (after
 // rank 0's on_record of that step). Taking one uses no communication, so it
@@ -57,15 +60,22 @@ class NonFiniteGradient : public std::runtime_error {
   explicit NonFiniteGradient(const std::string& what) : std::runtime_error(what) {}
 };
 
+// Modeled seconds of one rank's local work per step (all finite and >= 0).
+struct ComputeCharge {
+  double pass_s = 0;         // forward + backward of the rank's batch
+  double step_s = 0;         // the optimizer step
+  double compression_s = 0;  // encode + decode, added in steps of Stage::kCompression
+};
+
 struct TrainOptions {
   size_t batch_per_rank = 32;
   int64_t steps = 1;             // total optimizer steps, >= 1
   int64_t eval_every = 0;        // steps between test evaluations; 0: once per epoch
   uint64_t seed = 1;             // initial parameters and data order
   int64_t checkpoint_every = 0;  // 0: no checkpoints
-  // Seconds charged with comm.advance() per loss/gradient computation; unset:
-  // the measured wall time (time-wise curves; not reproducible run to run).
-  std::optional<double> compute_seconds = std::nullopt;
+  // Seconds charged with comm.advance() per step; unset: the measured wall time
+  // of the loss/gradient computation (not reproducible run to run).
+  std::optional<ComputeCharge> compute = std::nullopt;
 };
 
 struct TrainHooks {
@@ -73,6 +83,9 @@ struct TrainHooks {
   std::function<void(const StepRecord&)> on_record;
   // Every rank, after every step, with that rank's parameters.
   std::function<void(int rank, int64_t step, std::span<const float> params)> after_step;
+  // Every rank, before each optimizer step, with the stage that step runs in
+  // (e.g. to change how a simulated wire charges the step's messages).
+  std::function<void(Communicator& comm, Stage stage)> before_step;
   // Every rank, at checkpoint steps (see checkpoint_every), on its own thread.
   std::function<void(int rank, RankCheckpoint&& state)> on_checkpoint;
 };
@@ -80,7 +93,7 @@ struct TrainHooks {
 // Runs steps 1..options.steps (resume: resume->step + 1..options.steps);
 // returns this rank's final parameters. Throws InvalidArgument for steps < 1,
 // eval_every < 0, checkpoint_every < 0, a negative or non-finite
-// compute_seconds, a batch that does not fit a rank's shard, or a resume state
+// ComputeCharge field, a batch that does not fit a rank's shard, or a resume state
 // that does not fit (check_resume_state); NonFiniteGradient as above.
 std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& optimizer,
                               const TrainOptions& options, const TrainHooks& hooks = {},

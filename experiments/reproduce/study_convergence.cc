@@ -1,8 +1,10 @@
 // Convergence ([1BA] Fig. 2-3, [1BL] Fig. 2, [BIR] Fig. 2 in spirit): the
 // Fashion-MNIST MLP trained with every optimizer of the comparison on 16
 // simulated V100 GPUs (4 nodes x 4, ethernet-v100-4), sample-wise and
-// time-wise (measured compute + simulated network). The runs are shared with
-// the LAMB and volume studies (training_runs.h).
+// time-wise. The time axis is BERT-Large's: each step charges BERT-Large's
+// modeled compute and its message sizes on the simulated network
+// (training_runs.h), so it is the same on every machine. The runs are shared
+// with the LAMB and volume studies.
 
 #include <fmt/format.h>
 
@@ -108,8 +110,11 @@ std::string run_convergence_study(const StudyContext& context) {
   return fmt::format(
       "Fashion-MNIST MLP (784-256-256-10), 16 ranks (4 nodes x 4 on ethernet-v100-4) x batch 32, "
       "{} epoch(s), seed(s) {}; 1-bit Adam and 1-bit LAMB freeze after 15% of the steps. "
-      "Simulated time = measured compute on this machine + simulated network time. Mean ± sample "
-      "standard deviation over seeds. The papers train other models (BERT, ResNet), so there is "
+      "Simulated time stands in for BERT-Large pre-training (sequence 128, 16 sequences per "
+      "V100, fp16): each step charges that model's compute on the simulated V100s and its message "
+      "sizes on the simulated network, while the math is the MLP's; it is deterministic (the same "
+      "on every machine). Mean ± sample standard deviation over seeds. The papers train other "
+      "models (BERT, ResNet), so there is "
       "no published accuracy to set beside these; what is checked is the papers' claim in kind: "
       "whether each compressed optimizer reaches its baseline's accuracy, and how far naive "
       "1-bit Adam falls behind (docs/reproduction.md discusses the results).\n\n{}",

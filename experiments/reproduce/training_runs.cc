@@ -60,7 +60,9 @@ std::string layers_csv(const TrainConfig& config, const std::vector<StepRecord>&
 
 // In the child: trains one run and writes its folder.
 void train_one(const StudyContext& context, const std::string& optimizer, int seed) {
-  const TrainConfig config = load_train_config("", training_overrides(context, optimizer, seed));
+  std::vector<std::string> overrides = training_overrides(context, optimizer, seed);
+  overrides.insert(overrides.end(), sim_time_overrides().begin(), sim_time_overrides().end());
+  const TrainConfig config = load_train_config("", overrides);
   const TrainResult result = run_training(config);
   RunDirectory dir("train", run_folder(context, optimizer, seed).string(), OutMode::kInside);
   dir.run([&] {
@@ -102,6 +104,12 @@ std::vector<std::string> training_overrides(const StudyContext& context,
   };
   for (const std::string& kv : optimizer_settings().at(optimizer)) o.push_back("optimizer." + kv);
   return o;
+}
+
+const std::vector<std::string>& sim_time_overrides() {
+  static const std::vector<std::string> overrides = {"run.compute=model",
+                                                     "run.stand_in=bert-large-seq128"};
+  return overrides;
 }
 
 std::vector<TrainingRun> training_runs(const StudyContext& context,

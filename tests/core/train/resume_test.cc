@@ -106,7 +106,7 @@ class ResumeTest : public ::testing::TestWithParam<Case> {
                    .eval_every = 4,
                    .seed = 5,
                    .checkpoint_every = checkpoint_every};
-    if (GetParam().sim) o.compute_seconds = 2e-3;
+    if (GetParam().sim) o.compute = ComputeCharge{.pass_s = 2e-3};
     return o;
   }
 

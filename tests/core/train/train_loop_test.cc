@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <set>
@@ -13,6 +14,7 @@
 #include "core/tasks/noisy_quadratic.h"
 #include "core/train/local_training.h"
 #include "core/util/error.h"
+#include "sim/sim_world.h"
 
 namespace compopt {
 namespace {
@@ -37,6 +39,7 @@ class RecordingTask final : public Task {
   size_t train_size() const override { return n_; }
   size_t test_size() const override { return 10; }
   bool has_accuracy() const override { return false; }
+  TaskFlops flops() const override { return {}; }
   std::unique_ptr<TaskWorker> make_worker(int rank) const override {
     return std::make_unique<Worker>(*this, rank);
   }
@@ -193,6 +196,45 @@ TEST(TrainLoop, RejectsBadOptions) {
                InvalidArgument);
   EXPECT_THROW(train_local(task, factory("sgd"), {.batch_per_rank = 64, .steps = 1}, {.ranks = 2}),
                InvalidArgument);
+}
+
+// One simulated rank sends nothing, so its clock moves only by the modeled charge:
+// pass + step per step, plus compression once 1-bit Adam compresses (after step 3).
+TEST(TrainLoop, ModeledComputeChargeMovesTheSimulatedClock) {
+  LogisticRegressionTask task({.dimension = 8, .train_size = 256, .test_size = 16});
+  TrainOptions o{.batch_per_rank = 8, .steps = 6, .eval_every = 3, .seed = 2};
+  o.compute = ComputeCharge{.pass_s = 1e-3, .step_s = 2e-4, .compression_s = 5e-4};
+  std::vector<std::pair<int64_t, Stage>> stages;
+  TrainHooks hooks;
+  hooks.before_step = [&](Communicator&, Stage stage) {
+    stages.emplace_back(static_cast<int64_t>(stages.size()) + 1, stage);
+  };
+  const RankLauncher launch = [](const std::function<void(Communicator&)>& fn) {
+    sim::run_sim(net::ClusterSpec{}, 1, 1, fn);
+  };
+  const auto result =
+      train_with(launch, task, factory("onebit-adam", {{"freeze_step", "3"}}), o, hooks);
+  ASSERT_EQ(result.records.size(), 6u);
+  ASSERT_EQ(stages.size(), 6u);
+  double before = 0;
+  for (const StepRecord& r : result.records) {
+    const bool compressing = r.stage == "compression";
+    EXPECT_EQ(compressing, r.step > 3) << "step " << r.step;
+    EXPECT_EQ(stages[static_cast<size_t>(r.step - 1)].second == Stage::kCompression, compressing);
+    EXPECT_NEAR(r.time_s - before, compressing ? 1.7e-3 : 1.2e-3, 1e-12) << "step " << r.step;
+    before = r.time_s;
+  }
+}
+
+TEST(TrainLoop, RejectsABadComputeCharge) {
+  LogisticRegressionTask task({.dimension = 8, .train_size = 64, .test_size = 8});
+  for (const ComputeCharge bad : {ComputeCharge{.pass_s = -1}, ComputeCharge{.step_s = NAN},
+                                  ComputeCharge{.compression_s = INFINITY}}) {
+    TrainOptions o{.batch_per_rank = 8, .steps = 1};
+    o.compute = bad;
+    EXPECT_THAT([&] { train_local(task, factory("sgd"), o, {.ranks = 1}); },
+                ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("compute charge")));
+  }
 }
 
 }  // namespace

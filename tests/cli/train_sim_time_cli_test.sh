@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Time on the simulator (`compopt train`, docs/training.md "Time on the simulator"):
+# - run.compute = model (the default): the same config gives a byte-identical metrics.csv,
+#   time_s included, when run again under CPU load;
+# - one rank sends nothing, so its time_s is exactly the modeled charge run.json records;
+# - run.compute = measured still trains; a stand-in changes time_s only;
+# - a resumed run continues the same time axis;
+# - bad values of the keys exit 2 naming the key, before any work.
+#   train_sim_time_cli_test.sh COMPOPT_BINARY
+set -uo pipefail
+BIN=$1
+WORK=$(mktemp -d)
+LOAD_PIDS=()
+cleanup() {
+  for pid in "${LOAD_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+cat > "$WORK/quad.toml" <<'TOML'
+[run]
+backend = "sim"
+cluster = "ethernet-v100-4"
+ranks = 8
+gpus_per_node = 4
+batch_per_rank = 16
+steps = 40
+eval_every = 10
+[task]
+name = "quadratic"
+dimension = 20000
+[optimizer]
+name = "onebit-adam"
+lr = 0.01
+freeze_step = "50%"
+TOML
+
+train() { "$BIN" train "$WORK/quad.toml" --quiet "$@"; }
+
+# Determinism: the second run shares the CPU with two busy processes.
+train --out "$WORK/a" || fail "first modeled run failed"
+yes > /dev/null &
+LOAD_PIDS+=($!)
+yes > /dev/null &
+LOAD_PIDS+=($!)
+train --out "$WORK/b" || fail "loaded modeled run failed"
+for pid in "${LOAD_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+LOAD_PIDS=()
+cmp -s "$WORK/a/metrics.csv" "$WORK/b/metrics.csv" \
+  || fail "metrics.csv differs between two runs of one config: $(diff "$WORK/a/metrics.csv" "$WORK/b/metrics.csv" | head -4)"
+grep -q '"mode": "model"' "$WORK/a/run.json" || fail "run.json does not record the modeled charge"
+
+# One rank: step k ends at k x (pass + step), plus compression_s per compression-stage step.
+if train --set run.ranks=1 --set run.gpus_per_node=1 --out "$WORK/one"; then
+  python3 - "$WORK/one" <<'PY' || fail "one-rank time_s is not the modeled charge"
+import csv, json, sys
+c = json.load(open(sys.argv[1] + "/run.json"))["config"]["resolved"]["compute"]
+t = 0.0
+for r in csv.DictReader(open(sys.argv[1] + "/metrics.csv")):
+    t += c["pass_s"] + c["step_s"] + (c["compression_s"] if r["stage"] == "compression" else 0)
+    if abs(float(r["time_s"]) - t) > 1e-6 + 1e-6 * t:
+        sys.exit(f"step {r['step']}: time_s {r['time_s']}, expected {t}")
+PY
+else
+  fail "one-rank run failed"
+fi
+
+# Measured compute still trains; the math (every column but time_s) is the modeled run's.
+if train --set run.compute=measured --out "$WORK/measured"; then
+  grep -q '"mode": "measured"' "$WORK/measured/run.json" || fail "run.json lacks mode measured"
+  [ "$(cut -d, -f1-12 "$WORK/measured/metrics.csv")" = "$(cut -d, -f1-12 "$WORK/a/metrics.csv")" ] \
+    || fail "measured and modeled runs differ outside time_s"
+else
+  fail "measured run failed"
+fi
+
+# A stand-in: same math and byte counts, heavier steps, compression steps cheaper than warmup.
+if train --set run.stand_in=bert-large --out "$WORK/bert"; then
+  [ "$(cut -d, -f1-12 "$WORK/bert/metrics.csv")" = "$(cut -d, -f1-12 "$WORK/a/metrics.csv")" ] \
+    || fail "stand-in run differs outside time_s"
+  grep -q '"stand_in": "bert-large-seq128"' "$WORK/bert/run.json" || fail "run.json lacks the stand-in"
+  python3 - "$WORK/bert" "$WORK/a" <<'PY' || fail "stand-in step times"
+import csv, sys
+def steps(d):
+    rows, prev, out = list(csv.DictReader(open(d + "/metrics.csv"))), 0.0, []
+    for r in rows:
+        out.append((r["stage"], float(r["time_s"]) - prev))
+        prev = float(r["time_s"])
+    return out
+bert, task = steps(sys.argv[1]), steps(sys.argv[2])
+warm = max(t for s, t in bert if s != "compression")
+comp = max(t for s, t in bert if s == "compression")
+if not comp < warm:
+    sys.exit(f"compression step {comp} s not below warmup step {warm} s")
+if not all(b > t for (_, b), (_, t) in zip(bert, task)):
+    sys.exit("a stand-in step is not slower than the task's own step")
+PY
+else
+  fail "stand-in run failed"
+fi
+
+# Resume: a run cut at step 20 (freeze step as in the 40-step run) and continued gives
+# the uninterrupted metrics.csv, time_s included; another compute charge is refused.
+if train --set run.steps=20 --set optimizer.freeze_step=20 --checkpoint-every 10 --out "$WORK/cut" \
+  && "$BIN" train --resume "$WORK/cut" --set run.steps=40 --quiet; then
+  cmp -s "$WORK/cut/metrics.csv" "$WORK/a/metrics.csv" \
+    || fail "resumed metrics.csv differs: $(diff "$WORK/cut/metrics.csv" "$WORK/a/metrics.csv" | head -4)"
+  err=$("$BIN" train --resume "$WORK/cut" --set run.steps=60 --set run.compute=measured --quiet 2>&1)
+  [ $? -eq 2 ] && grep -qF "run.compute" <<<"$err" \
+    || fail "resume with another compute charge: $err"
+else
+  fail "checkpointed or resumed run failed"
+fi
+
+# Bad values: exit 2, the key named, no run directory.
+expect_error() {
+  local want=$1
+  shift
+  local err
+  err=$("$BIN" train "$WORK/quad.toml" --out "$WORK/bad" "$@" 2>&1 >/dev/null)
+  local rc=$?
+  [ $rc -eq 2 ] || fail "$*: exit code $rc, expected 2 ($err)"
+  grep -qF -- "$want" <<<"$err" || fail "$*: message does not name '$want': $err"
+  [ ! -e "$WORK/bad" ] || fail "$*: created the run directory"
+}
+expect_error "run.compute" --set run.compute=fast
+expect_error "run.gpu" --set run.gpu=K80
+expect_error "run.compute_precision" --set run.compute_precision=fp8
+expect_error "run.stand_in" --set run.stand_in=bert-huge
+expect_error "run.stand_in_batch" --set run.stand_in_batch=4
+expect_error "run.gpu" --set run.compute=measured --set run.gpu=A100
+expect_error "run.compute" --set run.backend=local --set run.compute=model
+
+if [ $failures -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all sim time CLI checks passed"
