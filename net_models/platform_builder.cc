@@ -136,7 +136,9 @@ void build_cluster_zone(const ClusterSpec& spec, PlatformHosts& hosts) {
   sg4::NetZone* fabric = nullptr;
   if (spec.topology == Topology::kTorus) {
     std::vector<unsigned long> dims;
-    for (int d : effective_torus_dims(spec)) dims.push_back(static_cast<unsigned long>(d));
+    // A dimension of extent 1 has no links (SimGrid would wire a node to itself, twice).
+    for (int d : effective_torus_dims(spec))
+      if (d > 1) dims.push_back(static_cast<unsigned long>(d));
     fabric = sg4::create_torus_zone("fabric", nullptr, dims, callbacks, bandwidth, latency,
                                     sg4::Link::SharingPolicy::SPLITDUPLEX);
   } else {
@@ -181,7 +183,8 @@ PlatformHosts build_platform(const ClusterSpec& spec) {
   PlatformHosts hosts;
   if (!spec.platform_file.empty()) {
     load_platform_file(spec, hosts);
-  } else if (spec.topology == Topology::kStar || spec.topology == Topology::kFatTree) {
+  } else if (spec.topology == Topology::kStar || spec.topology == Topology::kFatTree ||
+             spec.nodes == 1) {  // one node has no fabric to arrange
     build_switched(spec, hosts);
   } else {
     build_cluster_zone(spec, hosts);

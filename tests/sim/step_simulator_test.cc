@@ -30,6 +30,30 @@ TEST(StepSimulator, CalibrationMeetsTheTargetsOnEveryPublishedRow) {
   }
 }
 
+// Torus and dragonfly fabrics of one, two and three nodes: a torus dimension of extent 1 has
+// no links (SimGrid used to abort on a node wired to itself) and one node needs no fabric. Two
+// nodes joined by a torus dimension of 2 are as fast as a star: two parallel links, one used
+// per direction of the ring.
+TEST(StepSimulator, SmallTorusAndDragonflyFabricsSimulate) {
+  for (const char* topology : {"torus", "dragonfly"}) {
+    for (int gpus : {8, 16, 24}) {
+      Scenario s;
+      s.cluster = "infiniband-v100-8";
+      s.topology = topology;
+      s.gpus = gpus;
+      const double comm = simulate_step(resolve_scenario(s)).front().comm_s;
+      EXPECT_TRUE(std::isfinite(comm) && comm > 0) << topology << " " << gpus;
+    }
+  }
+  Scenario torus, star;
+  torus.cluster = star.cluster = "infiniband-v100-8";
+  torus.gpus = star.gpus = 16;
+  torus.topology = "torus";
+  star.topology = "star";
+  EXPECT_NEAR(simulate_step(resolve_scenario(torus)).front().comm_s,
+              simulate_step(resolve_scenario(star)).front().comm_s, 1e-3);
+}
+
 TEST(StepSimulator, ProxyChargesTheModeledBytes) {
   // Ring fp16 over 16 GPUs: each GPU sends 2(n-1)/n * 2 bytes * d.
   Scenario s;
