@@ -5,16 +5,25 @@
 #include <set>
 
 #include "core/util/csv_table.h"
+#include "sim/scenario.h"
 
 namespace compopt::cli {
 namespace {
 
-// One line per scenario (not per stage row) that does not fit.
-std::vector<std::string> unfit_scenarios(const CsvTable& table) {
-  std::vector<std::string> lines;
-  std::set<std::string> seen;
+struct Unfit {
+  size_t scenarios = 0;            // distinct scenarios (not stage rows) that do not fit
+  std::vector<std::string> lines;  // one per distinct memory case (the network plays no part)
+};
+
+Unfit unfit_scenarios(const CsvTable& table) {
+  Unfit out;
+  std::set<std::string> seen, scenarios;
   for (size_t row = 0; row < table.rows(); ++row) {
     if (table.integer(row, "fits_in_memory") != 0) continue;
+    std::string key = table.text(row, "optimizer");
+    for (const std::string& column : sim::scenario_key_columns())
+      key += ',' + table.text(row, column);
+    scenarios.insert(key);
     const std::string line = fmt::format(
         "  {} {} on {} x {} ({} GPUs), batch {}: {} GB per GPU (weights {}, gradients {}, "
         "optimizer {}, activations {}) > {} GB",
@@ -23,18 +32,20 @@ std::vector<std::string> unfit_scenarios(const CsvTable& table) {
         table.text(row, "memory_total_gb"), table.text(row, "memory_weights_gb"),
         table.text(row, "memory_gradients_gb"), table.text(row, "memory_optimizer_gb"),
         table.text(row, "memory_activations_gb"), table.text(row, "gpu_memory_gb"));
-    if (seen.insert(line).second) lines.push_back(line);
+    if (seen.insert(line).second) out.lines.push_back(line);
   }
-  return lines;
+  out.scenarios = scenarios.size();
+  return out;
 }
 
 }  // namespace
 
 std::string finish_sweep_csv(const std::string& csv, const sim::TrainingSpec& training) {
-  const std::vector<std::string> unfit = unfit_scenarios(CsvTable(csv, "sweep.csv"));
-  if (!unfit.empty()) {
-    fmt::print("warning: {} scenario(s) do not fit in the GPU's memory:\n", unfit.size());
-    for (const std::string& line : unfit) fmt::print("{}\n", line);
+  const Unfit unfit = unfit_scenarios(CsvTable(csv, "sweep.csv"));
+  if (unfit.scenarios > 0) {
+    fmt::print("warning: {} scenario(s) do not fit in the GPU's memory ({} distinct case(s)):\n",
+               unfit.scenarios, unfit.lines.size());
+    for (const std::string& line : unfit.lines) fmt::print("{}\n", line);
   }
   return sim::with_end_to_end_speedup(csv, training.baseline);
 }

@@ -106,6 +106,24 @@ const CsvSchema& scenario_csv_schema() {
 
 std::string scenario_csv_header() { return scenario_csv_schema().header(); }
 
+const std::vector<std::string>& scenario_key_columns() {
+  static const std::vector<std::string> columns = {"workload",
+                                                   "cluster",
+                                                   "topology",
+                                                   "nodes",
+                                                   "gpus_per_node",
+                                                   "nics_per_node",
+                                                   "rail_optimized",
+                                                   "gpus",
+                                                   "inter_node_gbit_s",
+                                                   "batch_per_gpu",
+                                                   "grad_accum",
+                                                   "overlap",
+                                                   "gpu",
+                                                   "compute_precision"};
+  return columns;
+}
+
 std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                              const ScenarioTotals& totals) {
   const net::ClusterSpec& k = c.cluster;

@@ -56,6 +56,9 @@ StepConfig resolve_scenario(const Scenario& scenario);
 // Columns: inter_node_gbit_s is the NIC's nominal rate; the simulated links run at
 // inter_node_effective_gbit_s = nominal x inter_node_efficiency (the preset's fit).
 std::string scenario_csv_header();
+// The CSV columns that tell scenarios apart besides the optimizer (groups of the end-to-end
+// speedup and of the sweep's table).
+const std::vector<std::string>& scenario_key_columns();
 std::string scenario_csv_row(const StepConfig& config, const StageTiming& timing,
                              const ScenarioTotals& totals);
 // `timings` are simulate_step(config)'s rows.

@@ -9,17 +9,12 @@
 #include "core/optim/optimizer_registry.h"
 #include "core/util/csv_table.h"
 #include "core/util/error.h"
+#include "sim/scenario.h"
 
 namespace compopt::sim {
 namespace {
 
 constexpr double kSecondsPerHour = 3600;
-
-// Columns that identify a scenario apart from its optimizer (sim/scenario.h's CSV).
-const std::vector<std::string> kGroupColumns = {
-    "workload", "cluster",           "topology",      "nodes",      "gpus_per_node",
-    "gpus",     "inter_node_gbit_s", "batch_per_gpu", "grad_accum", "overlap",
-    "gpu",      "compute_precision"};
 
 // Metric name suffixes and whether a larger value is better.
 const std::vector<std::pair<std::string, bool>> kMetricDirections = {{"accuracy", true},
@@ -60,7 +55,7 @@ double hours(const std::vector<StageTiming>& timings, int64_t steps, int64_t war
 
 std::string group_of(const CsvTable& table, size_t row) {
   std::string key;
-  for (const std::string& column : kGroupColumns) key += table.text(row, column) + '\x1f';
+  for (const std::string& column : scenario_key_columns()) key += table.text(row, column) + '\x1f';
   return key;
 }
 

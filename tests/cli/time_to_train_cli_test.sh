@@ -35,7 +35,7 @@ out=$("$BIN" sweep "$WORK/sweep.toml" --jobs 2 --out "$WORK/fits" 2>&1) || fail 
 out=$("$BIN" sweep "$WORK/sweep.toml" --jobs 2 --set workload.name=gpt2-xl \
   --set workload.compute_precision=fp16 --set workload.gradient_precision=fp16 --out "$WORK/big" 2>&1) ||
   fail "sweep gpt2-xl: $out"
-has "sweep lists what does not fit" "warning: 3 scenario(s) do not fit in the GPU's memory:" "$out"
+has "sweep lists what does not fit" "warning: 3 scenario(s) do not fit in the GPU's memory (3 distinct case(s)):" "$out"
 has "sweep names the scenario" "gpt2-xl adam on ethernet-v100-4 x V100-16GB (16 GPUs)" "$out"
 
 /usr/bin/python3 - "$WORK/fits/sweep.csv" <<'PY' || failures=$((failures + 1))
