@@ -81,6 +81,8 @@ TEST(RegistryTables, DocsHoldExactlyTheGeneratedTables) {
       << "docs/simulator.md: paste `compopt list workloads --markdown`";
   EXPECT_TRUE(holds_table(simulator, registry_listings().get("clusters").markdown()))
       << "docs/simulator.md: paste `compopt list clusters --markdown`";
+  EXPECT_TRUE(holds_table(read_doc("whatif.md"), registry_listings().get("gpus").markdown()))
+      << "docs/whatif.md: paste `compopt list gpus --markdown`";
   EXPECT_TRUE(
       holds_table(read_doc("reproduction.md"), registry_listings().get("studies").markdown()))
       << "docs/reproduction.md: paste `compopt list studies --markdown`";
