@@ -16,6 +16,7 @@
 #include "core/util/io_error.h"
 #include "experiments/cluster_config.h"
 #include "experiments/config_overrides.h"
+#include "experiments/toml_values.h"
 #include "experiments/training_config.h"
 #include "experiments/workload_config.h"
 
@@ -32,12 +33,6 @@ const std::map<std::string, std::set<std::string>> kKeys = {
       "grad_accum", "topology", "overlap", "buckets"}},
     {"training", training_config_keys()},
 };
-
-// "at line N" of the config file, or "from --set" for a value an override inserted.
-std::string where(const toml::node& node) {
-  const auto line = node.source().begin.line;
-  return line > 0 ? fmt::format("at line {}", line) : std::string("from --set");
-}
 
 std::string join(const std::set<std::string>& items) {
   std::string out;

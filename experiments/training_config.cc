@@ -11,16 +11,12 @@
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
+#include "experiments/toml_values.h"
 
 namespace compopt::cli {
 namespace {
 
 using sim::TrainingSpec;
-
-std::string where(const toml::node& node) {
-  const auto line = node.source().begin.line;
-  return line > 0 ? fmt::format("at line {}", line) : std::string("from --set");
-}
 
 int64_t count_of(const toml::node& node, const std::string& key, int64_t least) {
   const auto v = node.value<int64_t>();
