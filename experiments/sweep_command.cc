@@ -64,12 +64,13 @@ class Progress {
 // What a forked scenario sends back: its sweep.csv rows and their values for the summary.
 std::string simulate_scenario(const sim::Scenario& scenario) {
   const sim::StepConfig config = sim::resolve_scenario(scenario);
-  std::string csv;
-  std::vector<SweepRow> rows;
   const std::vector<sim::StageTiming> timings = sim::simulate_step(config);
+  std::vector<SweepRow> rows;
+  rows.reserve(timings.size());
   for (const auto& t : timings) rows.push_back(sweep_row(config, t));
-  csv = sim::scenario_csv_rows(config, scenario.training, timings);
-  return nlohmann::json{{"csv", csv}, {"rows", rows}}.dump();
+  return nlohmann::json{{"csv", sim::scenario_csv_rows(config, scenario.training, timings)},
+                        {"rows", rows}}
+      .dump();
 }
 
 // Simulates the scenarios `indexes` each in its own forked process, `jobs` at a time; returns
