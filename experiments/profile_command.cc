@@ -163,6 +163,7 @@ void run_profile(const Options& o) {
                         {"grad_accum", config.grad_accum},
                         {"overlap", config.overlap},
                         {"platform_file", o.scenario.platform_file},
+                        {"sets", o.sets},  // the --set keys as given: workload, cluster, training
                         {"backend", "sim"}});
   });
   fmt::print("\nwrote {}/profile.csv and run.json\n", dir.path().string());

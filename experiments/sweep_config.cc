@@ -120,6 +120,9 @@ int count_key(const toml::table& root, const std::string& path, int fallback) {
 sim::Scenario with_cluster(const toml::table& root, sim::Scenario base) {
   toml::table table = *root["cluster"].as_table();
   if (!table.contains("preset") && !table.contains("name")) table.insert("preset", base.cluster);
+  // profile's --gpu is the table's GPU unless the table names one, so the fabric defaults of
+  // intra_node_fabric come from that GPU.
+  if (!table.contains("gpu") && !base.gpu.empty()) table.insert("gpu", base.gpu);
   base.gpus_per_node = count_key(root, "cluster.gpus_per_node", base.gpus_per_node);
   const toml::node* gpu = table.get("gpu");
   base.gpu = gpu != nullptr && gpu->is_table()
@@ -147,7 +150,6 @@ sim::Scenario base_of(const toml::table& root, sim::Scenario base) {
   return base;
 }
 
-// The grid of the axes; an axis not given takes `defaults`' value.
 // One sweep axis: its key and, per value, how that value sets a scenario.
 using Setter = std::function<void(sim::Scenario&)>;
 struct Axis {

@@ -136,5 +136,17 @@ TEST(ProfileSets, OneScenarioOverTheFlags) {
               HasSubstr("--set 'gpus': expected key=value, e.g. cluster.gpus_per_node=8"));
 }
 
+TEST(ProfileSets, TheGpuFlagSetsTheFabricDefaults) {
+  // NVSwitch links are the GPU's NVLink rate: 7200 Gbit/s for a B200 given by --gpu, not the
+  // preset's H100 (3600).
+  sim::Scenario flags;
+  flags.cluster = "h100-ethernet-25g";
+  flags.gpu = "B200";
+  const sim::Scenario s = apply_scenario_sets(flags, {"cluster.intra_node_fabric=nvswitch"});
+  const sim::StepConfig config = sim::resolve_scenario(s);
+  EXPECT_EQ(config.cluster.gpu.name, "B200");
+  EXPECT_DOUBLE_EQ(config.cluster.intra_node_gbps, 7200);
+}
+
 }  // namespace
 }  // namespace compopt::cli
