@@ -10,6 +10,7 @@
 #include "core/util/error.h"
 #include "experiments/sweep_config.h"
 #include "net_models/cluster_presets.h"
+#include "tests/support/invalid_argument_message.h"
 
 namespace compopt::cli {
 namespace {
@@ -22,12 +23,7 @@ net::ClusterSpec parse(const std::string& text) {
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return testing_support::invalid_argument_message([&] { parse(text); });
 }
 
 TEST(ClusterConfig, PresetWithFieldsReplaced) {

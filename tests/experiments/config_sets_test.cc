@@ -10,6 +10,7 @@
 #include "core/util/error.h"
 #include "experiments/sweep_config.h"
 #include "experiments/train_config.h"
+#include "tests/support/invalid_argument_message.h"
 
 namespace compopt::cli {
 namespace {
@@ -27,12 +28,7 @@ std::vector<std::string> with(std::vector<std::string> sets, const std::vector<s
 
 template <typename F>
 std::string error_of(F f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return testing_support::invalid_argument_message(f);
 }
 
 TEST(TrainConfigSets, ValueFormsKeepTrainSemantics) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/util/error.h"
+#include "tests/support/invalid_argument_message.h"
 
 namespace compopt::cli {
 namespace {
@@ -16,13 +17,7 @@ using ::testing::HasSubstr;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no InvalidArgument";
-  return {};
+  return testing_support::invalid_argument_message(fn);
 }
 
 TEST(MemoryEstimates, OptimizerStateCountsEachVectorAndErrorFeedback) {

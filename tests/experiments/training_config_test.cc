@@ -11,6 +11,7 @@
 
 #include "core/util/error.h"
 #include "experiments/sweep_config.h"
+#include "tests/support/invalid_argument_message.h"
 
 namespace compopt::cli {
 namespace {
@@ -23,12 +24,7 @@ const std::string kHead =
 
 template <typename F>
 std::string error_of(F f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return testing_support::invalid_argument_message(f);
 }
 
 std::string parse_error(const std::string& training, const std::vector<std::string>& sets = {}) {

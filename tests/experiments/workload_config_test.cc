@@ -9,6 +9,7 @@
 #include "core/util/error.h"
 #include "experiments/sweep_config.h"
 #include "net_models/model_shapes.h"
+#include "tests/support/invalid_argument_message.h"
 
 namespace compopt::cli {
 namespace {
@@ -20,12 +21,7 @@ net::WorkloadSpec parse(std::string_view text) {
 }
 
 std::string error_of(std::string_view text) {
-  try {
-    parse(text);
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return testing_support::invalid_argument_message([&] { parse(text); });
 }
 
 TEST(WorkloadConfig, PresetByNameOrAlias) {

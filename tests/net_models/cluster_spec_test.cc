@@ -8,6 +8,7 @@
 
 #include "core/util/error.h"
 #include "net_models/cluster_presets.h"
+#include "tests/support/invalid_argument_message.h"
 
 namespace compopt::net {
 namespace {
@@ -15,13 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no InvalidArgument";
-  return {};
+  return testing_support::invalid_argument_message(fn);
 }
 
 TEST(ClusterSpec, RejectsNonPositiveBandwidths) {

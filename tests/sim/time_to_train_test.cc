@@ -10,6 +10,7 @@
 #include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "sim/scenario.h"
+#include "tests/support/invalid_argument_message.h"
 
 namespace compopt::sim {
 namespace {
@@ -38,12 +39,7 @@ const std::vector<StageTiming> kTwoStages = {stage("warmup", 36.0), stage("compr
 
 template <typename F>
 std::string error_of(F f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return testing_support::invalid_argument_message(f);
 }
 
 TEST(TimeToTrain, SingleStageRunsEveryStepAtItsTime) {
