@@ -142,7 +142,6 @@ WorkloadSpec base_of(const toml::table& table, bool& custom) {
   }
   WorkloadSpec w;
   w.name = name_text;
-  w.forward_flops_per_sample = 0;
   return w;
 }
 
