@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/util/error.h"
+#include "core/util/file_io.h"
+#include "core/util/io_error.h"
 #include "experiments/toml_values.h"
 #include "net_models/cluster_presets.h"
 
@@ -158,6 +160,27 @@ ClusterSpec cluster_from_config(const toml::table& cluster_table) {
   }
   spec.validate();
   return spec;
+}
+
+ClusterSpec cluster_from_file(const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(read_text_file(path), path);
+  } catch (const IoError& e) {
+    throw InvalidArgument(fmt::format("cluster file '{}': {}", path, e.what()));
+  } catch (const toml::parse_error& e) {
+    throw InvalidArgument(fmt::format("cluster file '{}': line {}, column {}: {}", path,
+                                      e.source().begin.line, e.source().begin.column,
+                                      e.description()));
+  }
+  const toml::table* table = root["cluster"].as_table();
+  if (table == nullptr)
+    throw InvalidArgument(fmt::format("cluster file '{}': no [cluster] table", path));
+  try {
+    return cluster_from_config(*table);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("cluster file '{}': {}", path, e.what()));
+  }
 }
 
 }  // namespace compopt::cli

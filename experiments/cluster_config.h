@@ -35,4 +35,8 @@ const std::set<std::string>& cluster_config_keys();
 // The cluster a [cluster] table describes, validated.
 net::ClusterSpec cluster_from_config(const toml::table& cluster_table);
 
+// The [cluster] table of the TOML file at `path` (other tables ignored), validated. Throws
+// InvalidArgument naming the file for a missing file, a parse error or no [cluster] table.
+net::ClusterSpec cluster_from_file(const std::string& path);
+
 }  // namespace compopt::cli

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "core/util/error.h"
@@ -11,8 +12,17 @@
 namespace compopt::cli {
 namespace {
 
-const char* const kKeys[] = {"run.compute", "run.gpu", "run.compute_precision", "run.stand_in",
-                             "run.stand_in_batch"};
+const char* const kKeys[] = {"run.compute",         "run.gpu",
+                             "run.compute_precision", "run.stand_in",
+                             "run.stand_in_batch",    "run.charge_pass_s",
+                             "run.charge_step_s",     "run.charge_compression_s"};
+// The keys of compute = fixed, in the order of ComputeCharge's fields.
+const char* const kFixedKeys[] = {"run.charge_pass_s", "run.charge_step_s",
+                                  "run.charge_compression_s"};
+
+bool is_fixed_key(const std::string& key) {
+  return std::find(std::begin(kFixedKeys), std::end(kFixedKeys), key) != std::end(kFixedKeys);
+}
 constexpr int64_t kMaxStandInBatch = 1 << 20;
 
 // A call that throws InvalidArgument, its message prefixed with the key it read.
@@ -41,16 +51,25 @@ net::WorkloadSpec task_workload(const Task& task, net::Precision precision, int 
   return w;
 }
 
-// Throws unless the keys of the modeled charge are absent (compute = measured).
-void refuse_model_keys(HyperParams& hp) {
+// Throws for a key of kKeys that `mode` does not take: the model's keys with measured or
+// fixed, the fixed charge's keys with model or measured.
+void refuse_other_mode_keys(HyperParams& hp, const std::string& mode) {
   for (const char* key : kKeys) {
-    if (std::string(key) != "run.compute" && hp.has(key)) {
-      hp.fail(fmt::format(
-          "key '{}' applies to run.compute = model only (run.compute = measured charges this "
-          "machine's measured compute time)",
-          key));
-    }
+    const std::string k(key);
+    if (k == "run.compute" || !hp.has(k)) continue;
+    const bool fixed_key = is_fixed_key(k);
+    if (fixed_key == (mode == "fixed") && (fixed_key || mode == "model")) continue;
+    hp.fail(fmt::format("key '{}' applies to run.compute = {} only (run.compute = {})", k,
+                        fixed_key ? "fixed" : "model", mode));
   }
+}
+
+// compute = fixed: the given seconds per step.
+void fixed_charge(HyperParams& hp, SimCompute& s) {
+  const auto seconds = [&hp](const char* key) { return hp.number_in(key, 0.0, 0.0, 86400.0); };
+  s.charge = {.pass_s = seconds(kFixedKeys[0]),
+              .step_s = seconds(kFixedKeys[1]),
+              .compression_s = seconds(kFixedKeys[2])};
 }
 
 // run.stand_in and run.stand_in_batch.
@@ -105,7 +124,7 @@ void model_charge(HyperParams& hp, const Task& task, size_t batch_per_rank, SimC
 }  // namespace
 
 std::optional<ComputeCharge> SimCompute::train_charge() const {
-  if (mode == "model") return charge;
+  if (mode == "model" || mode == "fixed") return charge;
   return std::nullopt;
 }
 
@@ -114,6 +133,12 @@ double SimCompute::wire_scale_of(Stage stage) const {
 }
 
 nlohmann::json SimCompute::to_json() const {
+  if (mode == "fixed") {
+    return {{"mode", mode},
+            {"pass_s", charge.pass_s},
+            {"step_s", charge.step_s},
+            {"compression_s", charge.compression_s}};
+  }
   if (mode != "model") {
     return {{"mode", mode.empty() ? "wall_clock" : mode},
             {"charge", mode.empty() ? "none: time_s is this machine's wall clock"
@@ -136,6 +161,10 @@ nlohmann::json SimCompute::to_json() const {
 }
 
 std::string SimCompute::describe() const {
+  if (mode == "fixed") {
+    return fmt::format("fixed pass {} step {} compression {}", charge.pass_s, charge.step_s,
+                       charge.compression_s);
+  }
   if (mode != "model") return mode;
   std::string out = fmt::format("model {} {}", gpu.name, net::precision_name(precision));
   if (stand_in) out += fmt::format(" stand-in {} batch {}", stand_in->name, stand_in_batch);
@@ -157,11 +186,10 @@ SimCompute resolve_sim_compute(HyperParams& hp, const std::string& backend,
     }
     return s;
   }
-  s.mode = hp.choice("run.compute", "model", {"model", "measured"});
-  if (s.mode == "measured") {
-    refuse_model_keys(hp);
-    return s;
-  }
+  s.mode = hp.choice("run.compute", "model", {"model", "measured", "fixed"});
+  refuse_other_mode_keys(hp, s.mode);
+  if (s.mode == "fixed") fixed_charge(hp, s);
+  if (s.mode != "model") return s;
   resolve_stand_in(hp, s);
   resolve_gpu(hp, cluster, s);
   model_charge(hp, task, batch_per_rank, s);

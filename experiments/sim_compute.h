@@ -2,12 +2,14 @@
 // How `compopt train` charges a step's local work on the simulated clock
 // (docs/training.md, "Time on the simulator"), from the keys
 //
-//   run.compute             "model" (default on sim) | "measured"
+//   run.compute             "model" (default on sim) | "measured" | "fixed"
 //   run.gpu                 GPU preset (default: the cluster's GPU)
 //   run.compute_precision   fp32 | tf32 | fp16 | bf16 | fp8 (default: fp32 for the task,
 //                           the workload's own for a stand-in)
 //   run.stand_in            workload preset the run stands in for (optional)
 //   run.stand_in_batch      the stand-in's batch per GPU (default: the preset's)
+//   run.charge_pass_s, run.charge_step_s, run.charge_compression_s
+//                           seconds per step of compute = fixed (default 0 each)
 //
 // - model: every step charges forward + backward of the rank's batch, the optimizer step,
 //   and in compression-stage steps encode + decode, as net_models/compute_model.h times a
@@ -16,6 +18,9 @@
 //   memory traffic of WorkloadSpec); with one it is the preset. No host clock is read, so
 //   the same config gives the same time_s on any machine and under any load.
 // - measured: the wall time of this machine's loss/gradient computation (not reproducible).
+// - fixed: the given seconds (forward + backward, optimizer step, and encode + decode in
+//   compression-stage steps), e.g. local work measured on the machines a simulated network
+//   connects (experiments/netns_training_validation.sh); reproducible.
 // - stand_in: the simulated wire also charges every message as if the parameter vector had
 //   the workload's parameter count: x wire_scale (workload / task parameters) in
 //   compression-stage steps, whose bits do not depend on the gradient's precision, and
@@ -38,20 +43,21 @@
 namespace compopt::cli {
 
 struct SimCompute {
-  std::string mode;  // "model" | "measured" on sim; "" on other backends (wall clock)
+  std::string mode;  // "model" | "measured" | "fixed" on sim; "" on other backends (wall clock)
   net::GpuSpec gpu;
   net::Precision precision = net::Precision::kFp32;
   std::optional<net::WorkloadSpec> stand_in;
   int stand_in_batch = 0;
-  ComputeCharge charge;  // the modeled charge per step (mode "model")
+  ComputeCharge charge;  // the charge per step (modes "model" and "fixed")
   double wire_scale = 1, wire_scale_uncompressed = 1;
 
-  // The charge train_rank applies: `charge` for "model", unset otherwise.
+  // The charge train_rank applies: `charge` for "model" and "fixed", unset otherwise.
   std::optional<ComputeCharge> train_charge() const;
   // The wire scale of a step in `stage`.
   double wire_scale_of(Stage stage) const;
   nlohmann::json to_json() const;
-  // One line: "measured", or "model <gpu> <precision>[ stand-in <workload> batch <b>]".
+  // One line: "measured", "fixed pass <s> step <s> compression <s>", or
+  // "model <gpu> <precision>[ stand-in <workload> batch <b>]".
   std::string describe() const;
 };
 

@@ -19,6 +19,7 @@
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
+#include "experiments/cluster_config.h"
 #include "experiments/config_overrides.h"
 #include "experiments/train_limits.h"
 #include "net_models/cluster_presets.h"
@@ -185,7 +186,8 @@ void resolve_backend(HyperParams& hp, TrainConfig& c) {
   }
 }
 
-// run.ranks, run.gpus_per_node and run.cluster; for sim, the preset resized to the ranks.
+// run.ranks, run.gpus_per_node and run.cluster (a preset, or a TOML file's [cluster] table);
+// for sim, that cluster resized to the ranks.
 void resolve_ranks_and_cluster(HyperParams& hp, TrainConfig& c) {
   c.ranks = static_cast<int>(hp.integer("run.ranks", 1, 1));
   if (c.ranks > 4096) hp.fail(fmt::format("key 'run.ranks' = {}, expected at most 4096", c.ranks));
@@ -197,7 +199,8 @@ void resolve_ranks_and_cluster(HyperParams& hp, TrainConfig& c) {
   c.cluster = hp.text("run.cluster", "ethernet-v100-4");
   if (c.backend != "sim") return;
   try {
-    net::ClusterSpec spec = net::cluster_preset(c.cluster);
+    net::ClusterSpec spec = c.cluster.ends_with(".toml") ? cluster_from_file(c.cluster)
+                                                         : net::cluster_preset(c.cluster);
     if (c.gpus_per_node > 0) spec.gpus_per_node = c.gpus_per_node;
     c.cluster_spec = net::with_gpus(spec, c.ranks);
     c.cluster_spec.validate();

@@ -7,8 +7,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
 #include "core/util/error.h"
 #include "experiments/sweep_config.h"
+#include "experiments/train_config.h"
 #include "net_models/cluster_presets.h"
 #include "tests/support/invalid_argument_message.h"
 
@@ -24,6 +30,50 @@ net::ClusterSpec parse(const std::string& text) {
 
 std::string error_of(const std::string& text) {
   return testing_support::invalid_argument_message([&] { parse(text); });
+}
+
+// A file holding `text`, removed with the object.
+class TempToml {
+ public:
+  explicit TempToml(const std::string& text)
+      : path_(std::filesystem::temp_directory_path() /
+              ("compopt_cluster_" + std::to_string(::getpid()) + ".toml")) {
+    std::ofstream(path_) << text;
+  }
+  ~TempToml() { std::filesystem::remove(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// `compopt train` on sim takes run.cluster = FILE.toml: that file's [cluster] table.
+TEST(ClusterConfig, TrainTakesAClusterFile) {
+  const TempToml file(
+      "[cluster]\nname = \"netns-star\"\ntopology = \"star\"\nnodes = 4\ngpus_per_node = 1\n"
+      "inter_node_gbps = 0.1\ninter_node_latency_s = 3e-5\ninter_node_efficiency = 0.95\n");
+  const TrainConfig c = load_train_config(
+      "", {"run.backend=sim", "run.ranks=4", "task.name=quadratic", "run.steps=2",
+           "run.cluster=" + file.path()});
+  EXPECT_EQ(c.cluster_spec.name, "netns-star");
+  EXPECT_EQ(c.cluster_spec.nodes, 4);
+  EXPECT_EQ(c.cluster_spec.gpus_per_node, 1);
+  EXPECT_EQ(c.cluster_spec.inter_node_gbps, 0.1);
+  EXPECT_EQ(c.cluster_spec.inter_node_efficiency, 0.95);
+}
+
+TEST(ClusterConfig, ClusterFileErrorsNameTheFile) {
+  const auto train_error = [](const std::string& cluster) {
+    return testing_support::invalid_argument_message([&] {
+      load_train_config("", {"run.backend=sim", "run.ranks=4", "task.name=quadratic",
+                             "run.steps=2", "run.cluster=" + cluster});
+    });
+  };
+  EXPECT_THAT(train_error("/nonexistent/c.toml"), HasSubstr("cluster file '/nonexistent/c.toml'"));
+  const TempToml no_table("[run]\nsteps = 3\n");
+  EXPECT_THAT(train_error(no_table.path()), HasSubstr("no [cluster] table"));
+  const TempToml bad_key("[cluster]\nnodes = 4\nlinks = 2\n");
+  EXPECT_THAT(train_error(bad_key.path()), HasSubstr("links"));
 }
 
 TEST(ClusterConfig, PresetWithFieldsReplaced) {

@@ -93,6 +93,20 @@ TEST(SimCompute, MeasuredAndLocalChargeNothingModeled) {
   EXPECT_EQ(local.compute.to_json()["mode"], "wall_clock");
 }
 
+// compute = fixed charges exactly the given seconds, the compression part in compression steps.
+TEST(SimCompute, FixedChargesTheGivenSeconds) {
+  const TrainConfig c = load_train_config(
+      "", quadratic_on_sim({"run.compute=fixed", "run.charge_pass_s=0.25", "run.charge_step_s=0.5",
+                            "run.charge_compression_s=0.125"}));
+  ASSERT_TRUE(c.compute.train_charge().has_value());
+  EXPECT_EQ(c.compute.train_charge()->pass_s, 0.25);
+  EXPECT_EQ(c.compute.train_charge()->step_s, 0.5);
+  EXPECT_EQ(c.compute.train_charge()->compression_s, 0.125);
+  EXPECT_EQ(c.compute.describe(), "fixed pass 0.25 step 0.5 compression 0.125");
+  const TrainConfig zero = load_train_config("", quadratic_on_sim({"run.compute=fixed"}));
+  EXPECT_EQ(zero.compute.train_charge()->pass_s + zero.compute.train_charge()->step_s, 0.0);
+}
+
 TEST(SimCompute, BadValuesNameTheKey) {
   EXPECT_THAT(error_of(quadratic_on_sim({"run.compute=fast"})),
               HasSubstr("key 'run.compute' = 'fast'"));
@@ -108,6 +122,14 @@ TEST(SimCompute, BadValuesNameTheKey) {
               HasSubstr("run.stand_in_batch"));
   EXPECT_THAT(error_of(quadratic_on_sim({"run.compute=measured", "run.gpu=A100"})),
               HasSubstr("key 'run.gpu' applies to run.compute = model only"));
+  EXPECT_THAT(error_of(quadratic_on_sim({"run.compute=fixed", "run.charge_pass_s=-1"})),
+              HasSubstr("key 'run.charge_pass_s' = -1 is out of range"));
+  EXPECT_THAT(error_of(quadratic_on_sim({"run.compute=fixed", "run.gpu=A100"})),
+              HasSubstr("key 'run.gpu' applies to run.compute = model only"));
+  EXPECT_THAT(error_of(quadratic_on_sim({"run.charge_step_s=0.1"})),
+              HasSubstr("key 'run.charge_step_s' applies to run.compute = fixed only"));
+  EXPECT_THAT(error_of({"task.name=quadratic", "run.charge_step_s=0.1"}),
+              HasSubstr("applies to run.backend = sim only"));
   EXPECT_THAT(error_of({"task.name=quadratic", "run.compute=model"}),
               HasSubstr("key 'run.compute' applies to run.backend = sim only"));
   EXPECT_THAT(error_of({"task.name=quadratic", "run.stand_in=bert-large"}),
