@@ -51,6 +51,15 @@ std::optional<LaunchedRank> launched_rank(const std::string& backend) {
         "environment found: {} unset)",
         backend, e.start, e.variables.front().second));
   }
+  // An in-process backend started by a launcher would train the whole run in every process.
+  const char* world = env_value("WORLD_SIZE");
+  if (world != nullptr && parse_env_integer("WORLD_SIZE", world, 1, 1 << 20) > 1) {
+    throw InvalidArgument(fmt::format(
+        "run.backend = '{}' trains every rank inside one process, but this process was started "
+        "as one of WORLD_SIZE={} (compopt launch): use run.backend = 'tcp' to train across the "
+        "launched processes",
+        backend, world));
+  }
   return std::nullopt;
 }
 

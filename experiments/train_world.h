@@ -11,7 +11,9 @@
 //                       (MPICH, Intel MPI)
 //
 // tcp and hybrid without those variables run run.ranks in-process ranks
-// (threads) instead; mpi and nccl without them are refused.
+// (threads) instead; mpi and nccl without them are refused, and so are local and
+// sim started as one of several launched processes (WORLD_SIZE > 1), where every
+// process would train the whole run into the same run directory.
 
 #include <optional>
 #include <string>
@@ -26,8 +28,8 @@ struct LaunchedRank {
 // This process's place in the launched world of `backend`, or nullopt when the
 // backend runs its ranks inside this process here (local, sim; tcp and hybrid
 // without a launcher environment). Throws InvalidArgument for mpi or nccl
-// without a launcher environment (naming the command that starts one) and for
-// unparsable or inconsistent variables.
+// without a launcher environment (naming the command that starts one), for local
+// or sim under a launcher, and for unparsable or inconsistent variables.
 std::optional<LaunchedRank> launched_rank(const std::string& backend);
 
 }  // namespace compopt::cli
