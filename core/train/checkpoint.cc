@@ -104,12 +104,13 @@ void write_rank_rest(ByteWriter& w, const RankCheckpoint& r) {
   w.put(r.clock_s);
 }
 
-void read_rank_rest(ByteReader& in, RankCheckpoint& r, uint32_t rank) {
+// `who` names the rank in messages ("rank 2").
+void read_rank_rest(ByteReader& in, RankCheckpoint& r, const std::string& who) {
   const auto blob = in.get_blob();
   try {
     r.optimizer = OptimizerState::from_bytes(blob);
   } catch (const InvalidArgument& e) {
-    in.fail(fmt::format("rank {}: {}", rank, e.what()));
+    in.fail(fmt::format("{}: {}", who, e.what()));
   }
   r.sampler.epoch = in.get<int64_t>();
   r.sampler.offset = in.get<uint64_t>();
@@ -162,7 +163,7 @@ Checkpoint read_body(ByteReader& in, uint32_t version) {
     if (same > 1 || (same == 1 && i == 0))
       in.fail(fmt::format("rank {}: parameter flag {}", i, same));
     r.params = same ? c.ranks[0].params : in.get_array<float>();
-    read_rank_rest(in, r, i);
+    read_rank_rest(in, r, fmt::format("rank {}", i));
   }
   if (!in.done()) in.fail("trailing bytes after the last rank");
   return c;
@@ -241,7 +242,7 @@ RankCheckpoint decode_rank_state(std::span<const std::byte> bytes, const std::st
   RankCheckpoint r;
   r.step = in.get<int64_t>();
   r.params = in.get_array<float>();
-  read_rank_rest(in, r, 0);
+  read_rank_rest(in, r, "optimizer state");
   if (!in.done()) in.fail("trailing bytes after the rank state");
   return r;
 }
