@@ -156,7 +156,7 @@ void print_header(const Setup& s, const std::string& dir) {
       "({} per epoch) | backend {} | seed {}\n  run directory {}\n",
       c.task->describe(), c.optimizer, c.ranks, c.gpus_per_node > 0 ? c.gpus_per_node : c.ranks,
       c.batch_per_rank, c.batch_per_rank * static_cast<size_t>(c.ranks), c.steps, c.steps_per_epoch,
-      c.backend, c.seed, dir);
+      c.launched ? fmt::format("{} (one rank per process)", c.backend) : c.backend, c.seed, dir);
   if (s.plan) {
     fmt::print("  resuming from {} (step {})\n", s.plan->checkpoint_file.string(),
                s.plan->checkpoint->step);
