@@ -1,6 +1,8 @@
 // `compopt train`: data-parallel training of a task with an optimizer on the
-// Local or Sim backend, configured by a TOML file plus --set overrides
-// (train_config.h). Writes metrics.csv (one row per step), run.json (resolved
+// Local or Sim backend, on in-process tcp/hybrid ranks, or as one rank of a
+// world of processes (tcp, hybrid, nccl under `compopt launch`, mpi under
+// mpirun; train_world.h) where only rank 0 writes the run directory, configured by a TOML file plus
+// --set overrides (train_config.h). Writes metrics.csv (one row per step), run.json (resolved
 // configuration) and summary.json to the run directory; with
 // --checkpoint-every K also checkpoints/step-<N>.ckpt (and metrics.csv up to
 // that step) every K steps and at the end. `--resume DIR` continues the run of
@@ -41,6 +43,22 @@ struct Options {
   bool overwrite = false;
 };
 
+// Mean measured wall-clock seconds per step on rank 0: the whole step and its split.
+nlohmann::json mean_step_times(const std::vector<StepRecord>& records) {
+  double wall = 0, compute = 0, comm = 0, compression = 0;
+  for (const StepRecord& r : records) {
+    wall += r.step_wall_s;
+    compute += r.compute_s;
+    comm += r.comm_s;
+    compression += r.compression_s;
+  }
+  const double n = records.empty() ? 1.0 : static_cast<double>(records.size());
+  return {{"step_wall_s", wall / n},
+          {"compute_s", compute / n},
+          {"comm_s", comm / n},
+          {"compression_s", compression / n}};
+}
+
 nlohmann::json summarize(const TrainConfig& c, const TrainResult& result) {
   nlohmann::json s;
   const StepRecord* last_eval = nullptr;
@@ -80,6 +98,7 @@ nlohmann::json summarize(const TrainConfig& c, const TrainResult& result) {
       warmup_steps ? warmup_bytes / static_cast<double>(warmup_steps) : 0.0;
   s["bytes_per_step_compression"] =
       compression_steps ? compression_bytes / static_cast<double>(compression_steps) : 0.0;
+  s["step_time_s"] = mean_step_times(result.records);
   return s;
 }
 
@@ -137,7 +156,7 @@ void print_header(const Setup& s, const std::string& dir) {
       "({} per epoch) | backend {} | seed {}\n  run directory {}\n",
       c.task->describe(), c.optimizer, c.ranks, c.gpus_per_node > 0 ? c.gpus_per_node : c.ranks,
       c.batch_per_rank, c.batch_per_rank * static_cast<size_t>(c.ranks), c.steps, c.steps_per_epoch,
-      c.backend, c.seed, dir);
+      c.launched ? fmt::format("{} (one rank per process)", c.backend) : c.backend, c.seed, dir);
   if (s.plan) {
     fmt::print("  resuming from {} (step {})\n", s.plan->checkpoint_file.string(),
                s.plan->checkpoint->step);
@@ -186,9 +205,21 @@ nlohmann::json train_in(const RunDirectory& dir, const Setup& s, bool quiet) {
   return summary;
 }
 
+// A launched rank other than 0: trains its share, sends its checkpoint states to
+// rank 0, and writes and prints nothing (rank 0 owns the run directory).
+void run_peer_rank(const Setup& s) {
+  CheckpointOptions checkpoints;
+  if (s.plan) checkpoints.resume = s.plan->checkpoint;
+  run_training(s.config, train_options_of(s.config, s.every), {}, checkpoints);
+}
+
 void run(const Options& o) {
   check_options(o);
   const Setup s = resolve_setup(o);
+  if (s.config.launched && s.config.launched->rank != 0) {
+    run_peer_rank(s);
+    return;
+  }
   RunDirectory dir("train", s.plan ? o.resume : o.out,
                    s.plan ? OutMode::kResume : out_mode(o.overwrite));
   if (!o.quiet) print_header(s, dir.path().string());
@@ -208,7 +239,8 @@ void register_train_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "train",
       "Train a task (quadratic, logistic, fashion-mnist) data-parallel with an optimizer on "
-      "local or simulated ranks; writes metrics.csv and run.json, checkpoints with "
+      "local, simulated or launched ranks (tcp/mpi/hybrid/nccl); writes metrics.csv and run.json, "
+      "checkpoints with "
       "--checkpoint-every, continues a run with --resume (see docs/training.md)");
   cmd->add_option("config", options->config,
                   "TOML config file (examples in experiments/configs/); not with --resume");

@@ -184,12 +184,34 @@ void resolve_backend(HyperParams& hp, TrainConfig& c) {
                     "collectives and comm-bench, not training)",
                     c.backend, join(train_backends(true)), join(train_backends(false))));
   }
+  if (const std::string why = backend_registry().get(c.backend).available(); !why.empty()) {
+    hp.fail(fmt::format("key 'run.backend' = '{}' cannot run here: {}", c.backend, why));
+  }
+  try {
+    c.launched = launched_rank(c.backend);
+  } catch (const InvalidArgument& e) {
+    hp.fail(fmt::format("key 'run.backend': {}", e.what()));
+  }
+}
+
+// run.ranks: given (>= 1), else 1; on a launched rank the launched world size,
+// which a given value must equal.
+int resolve_ranks(HyperParams& hp, const TrainConfig& c) {
+  const auto given = hp.optional_integer("run.ranks", 1);
+  if (!c.launched) return static_cast<int>(given.value_or(1));
+  if (given && *given != c.launched->world_size) {
+    hp.fail(fmt::format(
+        "key 'run.ranks' = {}, but this process is one rank of a launched world of {} ranks: "
+        "expected run.ranks = {} (or no run.ranks)",
+        *given, c.launched->world_size, c.launched->world_size));
+  }
+  return c.launched->world_size;
 }
 
 // run.ranks, run.gpus_per_node and run.cluster (a preset, or a TOML file's [cluster] table);
 // for sim, that cluster resized to the ranks.
 void resolve_ranks_and_cluster(HyperParams& hp, TrainConfig& c) {
-  c.ranks = static_cast<int>(hp.integer("run.ranks", 1, 1));
+  c.ranks = resolve_ranks(hp, c);
   if (c.ranks > 4096) hp.fail(fmt::format("key 'run.ranks' = {}, expected at most 4096", c.ranks));
   c.gpus_per_node = static_cast<int>(hp.integer("run.gpus_per_node", 0, 0));
   if (c.gpus_per_node > 0 && c.ranks % c.gpus_per_node != 0) {

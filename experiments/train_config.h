@@ -3,10 +3,10 @@
 // overrides (config_overrides.h), resolved and validated before any training work starts.
 //
 // Tables and keys (docs/training.md has the full list):
-//   [run]       backend (local | sim), cluster (sim: preset), ranks, gpus_per_node (alias
-//               ranks_per_node), batch_per_rank, epochs | steps, eval_every, seed;
-//               sim only: compute, gpu, compute_precision, stand_in, stand_in_batch
-//               (sim_compute.h)
+//   [run]       backend (local | sim | tcp | mpi | hybrid | nccl), cluster (sim: preset),
+//               ranks (launched backends: the launched world size, train_world.h), gpus_per_node
+//               (alias ranks_per_node), batch_per_rank, epochs | steps, eval_every, seed; sim only:
+//               compute, gpu, compute_precision, stand_in, stand_in_batch (sim_compute.h)
 //   [task]      name and the task's keys (core/tasks/task_factory.h)
 //   [optimizer] name and hyper-parameters passed through to make_optimizer
 //   [schedule]  type (-> optimizer key "schedule") and the schedule's keys
@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "core/tasks/task.h"
 #include "core/util/hyper_params.h"
 #include "experiments/sim_compute.h"
+#include "experiments/train_world.h"
 #include "net_models/cluster_spec.h"
 
 namespace compopt::cli {
@@ -39,6 +41,8 @@ struct TrainConfig {
   std::vector<std::string> overrides;         // as given
   std::map<std::string, std::string> values;  // flat "table.key" -> value, file + overrides
   std::string backend = "local";
+  // Set when this process is one rank of a launched world (train_world.h).
+  std::optional<LaunchedRank> launched;
   std::string cluster;            // sim: preset name (run.cluster)
   net::ClusterSpec cluster_spec;  // sim: the preset resized to `ranks` GPUs
   int ranks = 1;

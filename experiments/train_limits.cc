@@ -18,7 +18,8 @@ void check_train_limits(const TrainConfig& c, const MemoryBudget& budget) {
                                       c.eval_every, kMaxTrainSteps));
   }
   const auto name = c.values.find("optimizer.name");
-  check_train_memory(c.ranks, c.task->layout().total(),
+  // A launched process holds one rank; in-process backends hold them all.
+  check_train_memory(c.launched ? 1 : c.ranks, c.task->layout().total(),
                      name != c.values.end() ? name->second : "adam", budget);
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Limits of `compopt train` checked once its configuration is resolved and before the
 // optimizer is built: the run length (run.steps, or run.epochs x steps per epoch, and
-// run.eval_every) and the estimated peak memory of all ranks (memory_estimates.h) against the
-// machine's MemoryBudget. Throws InvalidArgument naming the key (exit code 2).
+// run.eval_every) and the estimated peak memory of the ranks this process holds (all of them;
+// one on a launched rank) (memory_estimates.h) against the machine's MemoryBudget. Throws
+// InvalidArgument naming the key (exit code 2).
 
 #include <cstdint>
 

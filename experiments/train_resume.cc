@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "core/optim/optimizer_factory.h"
 #include "core/train/local_training.h"
 #include "core/util/error.h"
+#include "experiments/train_world.h"
 
 namespace compopt::cli {
 namespace {
@@ -131,6 +133,26 @@ void check_continuable(const std::string& run_dir, const ResumePlan& plan,
   }
 }
 
+// On a launched rank: the launched world must have the checkpoint's world size.
+void check_launched_world(const std::string& run_dir, const Checkpoint& checkpoint,
+                          const std::string& source) {
+  const auto backend = checkpoint.identity.find("run.backend");
+  if (backend == checkpoint.identity.end()) return;
+  std::optional<LaunchedRank> launched;
+  try {
+    launched = launched_rank(backend->second);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("--resume {}: {}", run_dir, e.what()));
+  }
+  if (launched && launched->world_size != checkpoint.world_size()) {
+    throw InvalidArgument(fmt::format(
+        "--resume {}: the checkpoint {} holds {} ranks, this launched world has {}: resume with "
+        "the same number of ranks ({} -n {})",
+        run_dir, source, checkpoint.world_size(), launched->world_size, checkpoint.world_size(),
+        backend->second == "mpi" ? "mpirun" : "compopt launch"));
+  }
+}
+
 }  // namespace
 
 std::map<std::string, std::string> run_identity(const TrainConfig& c) {
@@ -174,6 +196,7 @@ TrainOptions train_options_of(const TrainConfig& c, int64_t checkpoint_every) {
 ResumePlan plan_resume(const std::string& run_dir, const std::vector<std::string>& overrides) {
   ResumePlan plan;
   std::shared_ptr<Checkpoint> checkpoint = read_latest_checkpoint(run_dir, plan);
+  check_launched_world(run_dir, *checkpoint, plan.checkpoint_file.string());
   try {
     plan.config = load_train_config("", resumed_overrides(*checkpoint, overrides));
   } catch (const InvalidArgument& e) {

@@ -1,6 +1,9 @@
 #include "experiments/train_runner.h"
 
+#include <fmt/format.h>
+
 #include "core/optim/optimizer_factory.h"
+#include "core/util/error.h"
 #include "experiments/train_resume.h"
 #include "real_backend/backend_registry.h"
 #include "sim/sim_transport.h"
@@ -19,6 +22,27 @@ TrainHooks with_wire_scale(const TrainConfig& c, TrainHooks hooks) {
   return hooks;
 }
 
+// sim simulates the configured cluster preset, not the registered backend's star of
+// links; a launched rank joins its world (ranks = 0), whose size must be run.ranks.
+RankLauncher launcher_of(const TrainConfig& c) {
+  if (c.backend == "sim") {
+    return [&c](const WorldFn& fn) {
+      sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
+    };
+  }
+  return [&c](const WorldFn& fn) {
+    const int ranks = c.launched ? 0 : c.ranks;
+    backend_registry().get(c.backend).run(
+        {.ranks = ranks, .gpus_per_node = c.gpus_per_node}, [&](Communicator& comm) {
+          if (comm.size() != c.ranks) {
+            throw InvalidArgument(fmt::format("run.ranks = {}, but the launched world has {} ranks",
+                                              c.ranks, comm.size()));
+          }
+          fn(comm);
+        });
+  };
+}
+
 }  // namespace
 
 TrainResult run_training(const TrainConfig& c, const TrainOptions& options, const TrainHooks& hooks,
@@ -26,16 +50,10 @@ TrainResult run_training(const TrainConfig& c, const TrainOptions& options, cons
   const OptimizerFactory factory = [&c](const ParamLayout& layout) {
     return make_optimizer(c.optimizer, c.optimizer_params, layout);
   };
-  // sim simulates the configured cluster preset, not the registered backend's star of links.
-  const RankLauncher launch =
-      c.backend == "sim" ? RankLauncher([&c](const WorldFn& fn) {
-        sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
-      })
-                         : RankLauncher([&c](const WorldFn& fn) {
-                             backend_registry().get(c.backend).run(
-                                 {.ranks = c.ranks, .gpus_per_node = c.gpus_per_node}, fn);
-                           });
-  return train_with(launch, *c.task, factory, options, with_wire_scale(c, hooks), checkpoints);
+  CheckpointOptions per_process = checkpoints;
+  per_process.ranks_in_processes = c.launched.has_value();
+  return train_with(launcher_of(c), *c.task, factory, options, with_wire_scale(c, hooks),
+                    per_process);
 }
 
 TrainResult run_training(const TrainConfig& c, const TrainHooks& hooks) {

@@ -1,5 +1,7 @@
 #pragma once
-// Runs the training a TrainConfig describes on its backend: Local threads, or
+// Runs the training a TrainConfig describes on its backend: in-process ranks
+// (Local threads, tcp/hybrid threads), one launched rank of a process world
+// (config.launched: tcp, mpi, hybrid, nccl; checkpoints gathered on rank 0), or
 // the SimGrid model of its cluster (real math, network time simulated, local
 // work charged as config.compute says; with a stand-in workload every rank's
 // wire is rescaled before each optimizer step for that step's stage,

@@ -63,11 +63,12 @@ void write_record(ByteWriter& w, const StepRecord& r) {
   w.put(r.bytes_sent);
   w.put(r.bytes_sent_inter_node);
   w.put(r.time_s);
+  for (double v : {r.step_wall_s, r.compute_s, r.comm_s, r.compression_s}) w.put(v);
   w.put_array<double>(r.layer_coefficients);
   w.put_array<double>(r.layer_ratios);
 }
 
-StepRecord read_record(ByteReader& in) {
+StepRecord read_record(ByteReader& in, uint32_t version) {
   StepRecord r;
   r.step = in.get<int64_t>();
   r.samples = in.get<int64_t>();
@@ -83,9 +84,39 @@ StepRecord read_record(ByteReader& in) {
   r.bytes_sent = in.get<double>();
   r.bytes_sent_inter_node = in.get<double>();
   r.time_s = in.get<double>();
+  if (version >= 2) {
+    for (double* v : {&r.step_wall_s, &r.compute_s, &r.comm_s, &r.compression_s}) {
+      *v = in.get<double>();
+    }
+  }
   r.layer_coefficients = in.get_array<double>();
   r.layer_ratios = in.get_array<double>();
   return r;
+}
+
+// A rank's state after its parameters: optimizer state, data position, counters, clock.
+void write_rank_rest(ByteWriter& w, const RankCheckpoint& r) {
+  w.put_blob(r.optimizer.to_bytes());
+  w.put(r.sampler.epoch);
+  w.put<uint64_t>(r.sampler.offset);
+  w.put(r.bytes_sent);
+  w.put(r.bytes_sent_inter_node);
+  w.put(r.clock_s);
+}
+
+// `who` names the rank in messages ("rank 2").
+void read_rank_rest(ByteReader& in, RankCheckpoint& r, const std::string& who) {
+  const auto blob = in.get_blob();
+  try {
+    r.optimizer = OptimizerState::from_bytes(blob);
+  } catch (const InvalidArgument& e) {
+    in.fail(fmt::format("{}: {}", who, e.what()));
+  }
+  r.sampler.epoch = in.get<int64_t>();
+  r.sampler.offset = in.get<uint64_t>();
+  r.bytes_sent = in.get<uint64_t>();
+  r.bytes_sent_inter_node = in.get<uint64_t>();
+  r.clock_s = in.get<double>();
 }
 
 void write_body(ByteWriter& w, const Checkpoint& c) {
@@ -101,16 +132,11 @@ void write_body(ByteWriter& w, const Checkpoint& c) {
     const bool same = i > 0 && r.params == c.ranks[0].params;
     w.put<uint8_t>(same ? 1 : 0);
     if (!same) w.put_array<float>(r.params);
-    w.put_blob(r.optimizer.to_bytes());
-    w.put(r.sampler.epoch);
-    w.put<uint64_t>(r.sampler.offset);
-    w.put(r.bytes_sent);
-    w.put(r.bytes_sent_inter_node);
-    w.put(r.clock_s);
+    write_rank_rest(w, r);
   }
 }
 
-Checkpoint read_body(ByteReader& in) {
+Checkpoint read_body(ByteReader& in, uint32_t version) {
   Checkpoint c;
   c.step = in.get<int64_t>();
   if (c.step < 1) in.fail(fmt::format("step {}, expected >= 1", c.step));
@@ -124,7 +150,7 @@ Checkpoint read_body(ByteReader& in) {
   }
   c.records.reserve(records);
   for (uint64_t i = 0; i < records; ++i) {
-    c.records.push_back(read_record(in));
+    c.records.push_back(read_record(in, version));
     if (c.records.back().step != static_cast<int64_t>(i + 1)) {
       in.fail(fmt::format("record {} is of step {}", i + 1, c.records.back().step));
     }
@@ -137,17 +163,7 @@ Checkpoint read_body(ByteReader& in) {
     if (same > 1 || (same == 1 && i == 0))
       in.fail(fmt::format("rank {}: parameter flag {}", i, same));
     r.params = same ? c.ranks[0].params : in.get_array<float>();
-    const auto blob = in.get_blob();
-    try {
-      r.optimizer = OptimizerState::from_bytes(blob);
-    } catch (const InvalidArgument& e) {
-      in.fail(fmt::format("rank {}: {}", i, e.what()));
-    }
-    r.sampler.epoch = in.get<int64_t>();
-    r.sampler.offset = in.get<uint64_t>();
-    r.bytes_sent = in.get<uint64_t>();
-    r.bytes_sent_inter_node = in.get<uint64_t>();
-    r.clock_s = in.get<double>();
+    read_rank_rest(in, r, fmt::format("rank {}", i));
   }
   if (!in.done()) in.fail("trailing bytes after the last rank");
   return c;
@@ -186,9 +202,9 @@ Checkpoint decode_checkpoint(std::span<const std::byte> bytes, const std::string
   const auto version = header.get<uint32_t>();
   const auto flags = header.get<uint32_t>();
   const auto body = header.get<uint64_t>();
-  if (version != kCheckpointFormatVersion) {
-    fail(fmt::format("format version {}, this build reads version {}", version,
-                     kCheckpointFormatVersion));
+  if (version < kOldestCheckpointFormatVersion || version > kCheckpointFormatVersion) {
+    fail(fmt::format("format version {}, this build reads versions {} to {}", version,
+                     kOldestCheckpointFormatVersion, kCheckpointFormatVersion));
   }
   if (body > bytes.size() - kFixed) {
     fail(fmt::format("truncated: {} bytes, the header announces a body of {} bytes ({} in all)",
@@ -210,7 +226,25 @@ Checkpoint decode_checkpoint(std::span<const std::byte> bytes, const std::string
   if (flags != 0) fail(fmt::format("unknown flags {:#x}", flags));
   ByteReader in(bytes.subspan(kHeaderBytes, body),
                 fmt::format("checkpoint {}: corrupt body", source), kHeaderBytes);
-  return read_body(in);
+  return read_body(in, version);
+}
+
+std::vector<std::byte> encode_rank_state(const RankCheckpoint& state) {
+  ByteWriter w;
+  w.put(state.step);
+  w.put_array<float>(state.params);
+  write_rank_rest(w, state);
+  return w.take();
+}
+
+RankCheckpoint decode_rank_state(std::span<const std::byte> bytes, const std::string& source) {
+  ByteReader in(bytes, source);
+  RankCheckpoint r;
+  r.step = in.get<int64_t>();
+  r.params = in.get_array<float>();
+  read_rank_rest(in, r, "optimizer state");
+  if (!in.done()) in.fail("trailing bytes after the rank state");
+  return r;
 }
 
 void write_checkpoint_file(const std::filesystem::path& path, const Checkpoint& checkpoint,

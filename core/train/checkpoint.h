@@ -37,7 +37,10 @@
 
 namespace compopt {
 
-inline constexpr uint32_t kCheckpointFormatVersion = 1;
+// Version 2 adds the step records' wall-clock split (step_wall_s ... compression_s);
+// version 1 files are still read (those fields 0).
+inline constexpr uint32_t kCheckpointFormatVersion = 2;
+inline constexpr uint32_t kOldestCheckpointFormatVersion = 1;
 
 // One rank's share of a checkpoint taken after `step` steps.
 struct RankCheckpoint {
@@ -66,6 +69,13 @@ struct Checkpoint {
 std::vector<std::byte> encode_checkpoint(const Checkpoint& checkpoint);
 // Parses and verifies file contents; `source` names them in messages.
 Checkpoint decode_checkpoint(std::span<const std::byte> bytes, const std::string& source);
+
+// One rank's state on its own, as a launched rank sends it to rank 0 (the same
+// fields as in a checkpoint body, plus the step; no header or checksum: the
+// transport delivers it intact). decode_rank_state throws InvalidArgument naming
+// `source` for bytes that do not parse.
+std::vector<std::byte> encode_rank_state(const RankCheckpoint& state);
+RankCheckpoint decode_rank_state(std::span<const std::byte> bytes, const std::string& source);
 
 // Atomic write (write_file_atomic). Throws IoError naming the file and the errno text
 // when it cannot be written; no temporary file is left behind.

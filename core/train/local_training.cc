@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/comm/local/local_world.h"
+#include "core/train/checkpoint_gather.h"
 #include "core/util/error.h"
 
 namespace compopt {
@@ -98,15 +99,23 @@ TrainResult train_with(const RankLauncher& launch, const Task& task,
     collector.add_record(r);
     if (hooks.on_record) hooks.on_record(r);
   };
-  rank_hooks.on_checkpoint = [&](int rank, RankCheckpoint&& state) {
-    if (hooks.on_checkpoint) {
-      RankCheckpoint copy = state;
-      hooks.on_checkpoint(rank, std::move(copy));
-    }
-    collector.add_state(rank, world_size.load(), std::move(state));
-  };
   launch([&](Communicator& comm) {
     world_size.store(comm.size());
+    TrainHooks mine_hooks = rank_hooks;
+    mine_hooks.on_checkpoint = [&](int rank, RankCheckpoint&& state) {
+      if (hooks.on_checkpoint) {
+        RankCheckpoint copy = state;
+        hooks.on_checkpoint(rank, std::move(copy));
+      }
+      if (!checkpoints.ranks_in_processes) {
+        collector.add_state(rank, world_size.load(), std::move(state));
+        return;
+      }
+      std::vector<RankCheckpoint> all = gather_rank_checkpoints(comm, std::move(state));
+      for (size_t r = 0; r < all.size(); ++r) {
+        collector.add_state(static_cast<int>(r), comm.size(), std::move(all[r]));
+      }
+    };
     auto optimizer = make_optimizer(task.layout());
     const RankCheckpoint* mine = nullptr;
     if (resume) {
@@ -116,7 +125,7 @@ TrainResult train_with(const RankLauncher& launch, const Task& task,
       }
       mine = &resume->ranks[static_cast<size_t>(comm.rank())];
     }
-    auto params = train_rank(comm, task, *optimizer, options, rank_hooks, mine);
+    auto params = train_rank(comm, task, *optimizer, options, mine_hooks, mine);
     if (comm.rank() == 0) result.params = std::move(params);
   });
   result.records = collector.take_records();

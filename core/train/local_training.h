@@ -6,7 +6,8 @@
 // thread). Exceptions of any rank are rethrown (root cause first).
 //
 // Checkpointing (CheckpointOptions): with options.checkpoint_every > 0 the
-// ranks' RankCheckpoints of a step are gathered in memory (no communication)
+// ranks' RankCheckpoints of a step are gathered in memory (no communication;
+// with ranks_in_processes over the communicator, outside the byte counters)
 // and `write` gets the assembled Checkpoint (ranks in order, records of steps
 // 1..step) once, on the thread of the last rank to hand its state over; the
 // other ranks wait for it at their next collective. With `resume`, every rank
@@ -43,6 +44,10 @@ struct CheckpointOptions {
   std::function<void(Checkpoint&)> write;
   // Continue from this checkpoint (check_resume first for early errors).
   std::shared_ptr<const Checkpoint> resume;
+  // The ranks are separate processes (a launched backend): each checkpoint's
+  // states are sent to rank 0 (gather_rank_checkpoints) and `write` runs on rank
+  // 0 only; other processes only need `resume`.
+  bool ranks_in_processes = false;
 };
 
 // Throws InvalidArgument unless `checkpoint` can continue a run of `options`
@@ -52,7 +57,9 @@ void check_resume(const Checkpoint& checkpoint, const Task& task,
                   const OptimizerFactory& make_optimizer, const TrainOptions& options, int ranks);
 
 // Runs train_rank on every rank that `launch` starts (a backend's run function,
-// e.g. LocalWorld::run or sim::run_sim), each rank with its own optimizer.
+// e.g. LocalWorld::run or sim::run_sim, or one launched rank of a process
+// world), each rank with its own optimizer. On a launched rank other than 0,
+// TrainResult is empty.
 using RankLauncher = std::function<void(const std::function<void(Communicator&)>&)>;
 TrainResult train_with(const RankLauncher& launch, const Task& task,
                        const OptimizerFactory& make_optimizer, const TrainOptions& options,

@@ -9,7 +9,15 @@
 // - bytes_sent*: cumulative bytes sent by the optimizer since the start of
 //   training, per rank (mean over ranks; the metric collectives are excluded);
 //   *_inter_node counts the bytes that crossed a node boundary.
-// - time_s: Communicator::now() of rank 0 after the step, relative to the start.
+// - time_s: Communicator::now() of rank 0 after the step, relative to the start
+//   (the simulated clock on sim, wall clock elsewhere).
+// - step_wall_s, compute_s, comm_s, compression_s: measured wall-clock seconds of
+//   the step on rank 0, on every backend (also sim): the whole step (batch,
+//   forward/backward, optimizer step, metric collectives, evaluation); its
+//   forward/backward pass; the optimizer step outside compression (its
+//   collectives plus its element-wise update); and the encode/decode work of the
+//   compressed allreduces (core/comm/compression_clock.h). Not reproducible run
+//   to run; equal-run comparisons leave them out.
 
 #include <cstdint>
 #include <optional>
@@ -35,6 +43,10 @@ struct StepRecord {
   double bytes_sent = 0;
   double bytes_sent_inter_node = 0;
   double time_s = 0;
+  double step_wall_s = 0;
+  double compute_s = 0;
+  double comm_s = 0;
+  double compression_s = 0;
   // The optimizer's per-tensor LAMB coefficients c_t and 1-bit LAMB ratios r_t
   // (OptimizerMetrics); empty for other optimizers. Not written to metrics.csv.
   std::vector<double> layer_coefficients;
@@ -42,8 +54,8 @@ struct StepRecord {
 };
 
 // metrics.csv: step, samples, epoch, stage, lr, train_loss, test_loss, test_accuracy,
-// var_norm_l2, var_ratio_l1, bytes_sent, bytes_sent_inter_node, time_s; empty cells
-// for absent values.
+// var_norm_l2, var_ratio_l1, bytes_sent, bytes_sent_inter_node, time_s, step_wall_s,
+// compute_s, comm_s, compression_s; empty cells for absent values.
 const CsvSchema& metrics_csv_schema();
 // The whole file: header and one row per record.
 std::string metrics_csv(const std::vector<StepRecord>& records);

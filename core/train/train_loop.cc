@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
 
+#include "core/comm/compression_clock.h"
 #include "core/train/shard_sampler.h"
 #include "core/util/error.h"
 
@@ -222,6 +224,21 @@ void complete_record(StepRecord& record, int64_t step, int ranks, const TrainOpt
   record.time_s = elapsed;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// optimizer.step with its measured wall time split into compression (the
+// CompressionScopes of the compressed allreduces) and the rest (comm_s).
+void timed_optimizer_step(Optimizer& optimizer, std::span<float> params,
+                          std::span<const float> grads, Communicator& comm, StepRecord& record) {
+  const auto start = std::chrono::steady_clock::now();
+  const double compression_before = compression_seconds();
+  optimizer.step(params, grads, comm);
+  record.compression_s = compression_seconds() - compression_before;
+  record.comm_s = std::max(0.0, seconds_since(start) - record.compression_s);
+}
+
 RankCheckpoint checkpoint_of(int64_t step, const std::vector<float>& params,
                              const Optimizer& optimizer, const ShardSampler& sampler,
                              const std::array<uint64_t, 2>& mine, double elapsed) {
@@ -265,6 +282,7 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
   OptimizerTraffic traffic(comm.traffic());
   const double start = comm.now() - begin.clock_before;
   for (int64_t step = begin.first; step <= options.steps; ++step) {
+    const auto step_start = std::chrono::steady_clock::now();
     const auto batch = sampler.next();
     const auto [loss, measured_s] =
         loss_and_grad(comm, *worker, layout, params, batch, grads, step);
@@ -273,7 +291,8 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
     if (hooks.before_step) hooks.before_step(comm, stage);
     StepRecord record;
     record.stage = stage_name(stage);
-    optimizer.step(params, grads, comm);
+    record.compute_s = measured_s;
+    timed_optimizer_step(optimizer, params, grads, comm, record);
     const OptimizerMetrics m = optimizer.metrics();
     const bool evaluate = step % eval_every == 0 || step == options.steps;
     reduce_losses(comm, *worker, task, params, loss, evaluate, test_range, record);
@@ -282,6 +301,7 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
                                           begin.sent_before[1] + sent.inter_node_bytes};
     const std::vector<uint64_t> all_sent = gather_sent(comm, mine);
     const double elapsed = comm.now() - start;
+    record.step_wall_s = seconds_since(step_start);
     if (hooks.after_step) hooks.after_step(rank, step, params);
     if (rank == 0 && hooks.on_record) {
       complete_record(record, step, ranks, options, steps_per_epoch, m, all_sent, elapsed);

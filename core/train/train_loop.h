@@ -19,6 +19,12 @@
 // (time-wise curves; reproducible only with a modeled charge); on other
 // backends advance() is a no-op.
 //
+// Every step is also timed on the host's wall clock (StepRecord::step_wall_s,
+// compute_s, comm_s, compression_s): the forward/backward pass, and the
+// optimizer step split into the compressed allreduces' encode/decode work
+// (core/comm/compression_clock.h) and the rest. These never feed back into the
+// math or the simulated clock.
+//
 // Global batch = ranks x batch_per_rank. A non-finite gradient or loss throws
 // NonFiniteGradient naming the step and the rank (other ranks then fail with a
 // CommError on their next collective; LocalWorld::run rethrows the root cause).

@@ -29,7 +29,7 @@ void register_hybrid_backend(BackendRegistry& registry) {
   BackendEntry entry;
   entry.name = "hybrid";
   entry.help = "TCP ranks running the compression kernels on shared GPUs";
-  entry.traits = {.in_process = true, .launched = true, .trains = false};
+  entry.traits = {.in_process = true, .launched = true, .trains = true};
   entry.backend = std::make_shared<HybridBackend>();
   registry.add(std::move(entry));
 }

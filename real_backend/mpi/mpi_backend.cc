@@ -31,7 +31,7 @@ void register_mpi_backend(BackendRegistry& registry) {
   BackendEntry entry;
   entry.name = "mpi";
   entry.help = "one rank per process over MPI point-to-point (mpirun)";
-  entry.traits = {.in_process = false, .launched = true, .trains = false};
+  entry.traits = {.in_process = false, .launched = true, .trains = true};
   entry.backend = std::make_shared<MpiBackend>();
   registry.add(std::move(entry));
 }

@@ -23,7 +23,7 @@ void register_nccl_backend(BackendRegistry& registry) {
   BackendEntry entry;
   entry.name = "nccl";
   entry.help = "one GPU per rank, NCCL collectives and the CUDA compressed allreduce";
-  entry.traits = {.in_process = false, .launched = true, .trains = false};
+  entry.traits = {.in_process = false, .launched = true, .trains = true};
   entry.backend = std::make_shared<NcclBackend>();
   registry.add(std::move(entry));
 }

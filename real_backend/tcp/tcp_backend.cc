@@ -43,7 +43,7 @@ void register_tcp_backend(BackendRegistry& registry) {
   BackendEntry entry;
   entry.name = "tcp";
   entry.help = "one rank per process over TCP sockets (compopt launch), or in-process ranks";
-  entry.traits = {.in_process = true, .launched = true, .trains = false};
+  entry.traits = {.in_process = true, .launched = true, .trains = true};
   entry.backend = std::make_shared<TcpBackend>();
   registry.add(std::move(entry));
 }

@@ -57,7 +57,27 @@ expect_error "gpus_per_node" "key 'run.gpus_per_node' = 3" "$WORK/quad.toml" --s
 expect_error "ranks_per_node alias" "key 'run.gpus_per_node' = 3" "$WORK/quad.toml" --set run.ranks_per_node=3
 expect_error "set without =" "--set 'run.steps': expected key=value" "$WORK/quad.toml" --set run.steps
 expect_error "batch too large" "run.batch_per_rank" "$WORK/quad.toml" --set run.batch_per_rank=1000000
-expect_error "unbuilt backend" "compopt train runs on local, sim only" "$WORK/quad.toml" --set run.backend=mpi
+expect_error "unknown backend" "expected one of local|sim|tcp|mpi|hybrid|nccl" "$WORK/quad.toml" \
+  --set run.backend=carrier-pigeon
+# Launched backends: mpi without mpirun names the launcher; a launched world of another
+# size than run.ranks names both numbers; GPU backends without a device say so. Each
+# exits 2 before joining any world (no peer to wait for).
+env -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE "$BIN" train "$WORK/quad.toml" --set run.backend=mpi \
+  --out "$WORK/existing" > "$WORK/mpi.log" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -qF "start every rank with mpirun -n N" "$WORK/mpi.log" \
+  || fail "mpi without mpirun: exit $rc: $(cat "$WORK/mpi.log")"
+RANK=1 WORLD_SIZE=2 timeout 20 "$BIN" train "$WORK/quad.toml" --set run.backend=tcp \
+  --out "$WORK/existing" > "$WORK/world.log" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -qF "key 'run.ranks' = 4, but this process is one rank of a launched world of 2 ranks" "$WORK/world.log" \
+  || fail "launched world size mismatch: exit $rc: $(cat "$WORK/world.log")"
+if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
+  for gpu in hybrid nccl; do
+    expect_error "$gpu without a GPU" "key 'run.backend' = '$gpu' cannot run here" "$WORK/quad.toml" \
+      --set run.backend=$gpu
+  done
+fi
 expect_error "unknown cluster" "run.cluster" "$WORK/quad.toml" --set run.backend=sim --set run.cluster=nope
 expect_error "ranks do not fill nodes" "run.cluster" "$WORK/quad.toml" --set run.backend=sim --set run.ranks=6
 expect_error "missing config" "nope.toml" "$WORK/nope.toml"
@@ -73,7 +93,7 @@ expect_error "top-level key" "ranks" "$WORK/toplevel.toml"
 # A good run.
 out="$WORK/good"
 if "$BIN" train "$WORK/quad.toml" --out "$out" > "$WORK/good.log" 2>&1; then
-  head -1 "$out/metrics.csv" | grep -q "^step,samples,epoch,stage,lr,train_loss,test_loss,test_accuracy,var_norm_l2,var_ratio_l1,bytes_sent,bytes_sent_inter_node,time_s$" \
+  head -1 "$out/metrics.csv" | grep -q "^step,samples,epoch,stage,lr,train_loss,test_loss,test_accuracy,var_norm_l2,var_ratio_l1,bytes_sent,bytes_sent_inter_node,time_s,step_wall_s,compute_s,comm_s,compression_s$" \
     || fail "metrics.csv header: $(head -1 "$out/metrics.csv")"
   [ "$(wc -l < "$out/metrics.csv")" -eq 31 ] || fail "metrics.csv should have 30 rows"
   grep -q '"freeze_step": "15"' "$out/run.json" || fail "run.json lacks the resolved freeze_step 15"

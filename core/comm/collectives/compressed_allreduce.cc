@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/comm/compression_clock.h"
 #include "core/comm/phase_log.h"
 #include "core/compress/feedback_encode.h"
 #include "core/util/error.h"
@@ -68,8 +69,11 @@ std::vector<std::byte> compressed_allreduce_messages(Communicator& comm,
   // 1. Worker: y = pad(x) + e_w, one scale for the whole padded vector; e_w = y - decode.
   std::vector<std::byte> worker_payload(un * chunk_payload);
   key.stream = 0;
-  const float worker_scale =
-      encode_with_feedback(compressor, state.worker, data, worker_payload, key);
+  float worker_scale = 1.0f;
+  {
+    const CompressionScope timed;
+    worker_scale = encode_with_feedback(compressor, state.worker, data, worker_payload, key);
+  }
 
   // 2. Exchange bit-chunks and worker scales.
   std::vector<std::byte> received(worker_payload.size());
@@ -90,9 +94,12 @@ std::vector<std::byte> compressed_allreduce_messages(Communicator& comm,
   const size_t header = message_bytes - chunk_payload;
   key.stream = 1;
   key.index_offset = base_offset + static_cast<uint64_t>(r) * chunk;
-  const float server_scale = average_encode_with_feedback(
-      compressor, scales, received, state.server, std::span(message).subspan(header), key);
-  if (header > 0) std::memcpy(message.data(), &server_scale, sizeof server_scale);
+  {
+    const CompressionScope timed;
+    const float server_scale = average_encode_with_feedback(
+        compressor, scales, received, state.server, std::span(message).subspan(header), key);
+    if (header > 0) std::memcpy(message.data(), &server_scale, sizeof server_scale);
+  }
 
   // 4. All-gather the server messages.
   std::vector<std::byte> all(un * message_bytes);
@@ -116,6 +123,7 @@ void decode_server_messages(std::span<const std::byte> messages, size_t count, s
                     "each) into {} outputs",
                     messages.size(), count, chunk_len, message_bytes, out.size()));
   }
+  const CompressionScope timed;
   std::vector<float> piece;  // only for a message that out cuts short
   for (size_t j = 0; j < count && j * chunk_len < out.size(); ++j) {
     const auto message = messages.subspan(j * message_bytes, message_bytes);

@@ -5,6 +5,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -41,6 +43,10 @@ void expect_same(const StepRecord& a, const StepRecord& b) {
   EXPECT_EQ(bits(a.bytes_sent), bits(b.bytes_sent));
   EXPECT_EQ(bits(a.bytes_sent_inter_node), bits(b.bytes_sent_inter_node));
   EXPECT_EQ(bits(a.time_s), bits(b.time_s));
+  EXPECT_EQ(bits(a.step_wall_s), bits(b.step_wall_s));
+  EXPECT_EQ(bits(a.compute_s), bits(b.compute_s));
+  EXPECT_EQ(bits(a.comm_s), bits(b.comm_s));
+  EXPECT_EQ(bits(a.compression_s), bits(b.compression_s));
   EXPECT_EQ(a.layer_coefficients, b.layer_coefficients);
   EXPECT_EQ(a.layer_ratios, b.layer_ratios);
 }
@@ -92,6 +98,10 @@ Checkpoint sample(size_t d = 5) {
     if (i == 3) rec.var_ratio_l1 = -0.0;
     rec.bytes_sent = 1000.5 * static_cast<double>(i);
     rec.time_s = 1.0 / 3.0 * static_cast<double>(i);
+    rec.step_wall_s = 0.125 * static_cast<double>(i);
+    rec.compute_s = 0.0625;
+    rec.comm_s = 1e-7 * static_cast<double>(i);
+    rec.compression_s = i == 3 ? 0.03125 : 0.0;
     rec.layer_coefficients = {0.01, 10.0};
     if (i == 3) rec.layer_ratios = {4.0};
     c.records.push_back(rec);
@@ -117,7 +127,7 @@ TEST(Checkpoint, LayoutIsMagicVersionLengthBodyCrc32) {
   std::memcpy(&flags, bytes.data() + 12, 4);
   std::memcpy(&body, bytes.data() + 16, 8);
   std::memcpy(&crc, bytes.data() + bytes.size() - 4, 4);
-  EXPECT_EQ(version, 1u);
+  EXPECT_EQ(version, 2u);
   EXPECT_EQ(flags, 0u);
   EXPECT_EQ(body, bytes.size() - 28);
   const uLong want = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(bytes.data()),
@@ -193,15 +203,42 @@ void restamp(std::vector<std::byte>& bytes) {
 
 TEST(Checkpoint, OtherFormatVersionIsRefusedByNumber) {
   auto bytes = encode_checkpoint(sample());
-  const uint32_t v2 = 2;
-  std::memcpy(bytes.data() + 8, &v2, 4);
+  const uint32_t v3 = 3;
+  std::memcpy(bytes.data() + 8, &v3, 4);
   restamp(bytes);
   try {
-    decode_checkpoint(span_of(bytes), "v2.ckpt");
+    decode_checkpoint(span_of(bytes), "v3.ckpt");
     FAIL();
   } catch (const InvalidArgument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("format version 2, this build reads version 1"));
+    EXPECT_THAT(e.what(), HasSubstr("format version 3, this build reads versions 1 to 2"));
   }
+}
+
+// A version 1 image of `c`: each record without the four wall-clock fields that
+// follow time_s (every record's time_s is distinct, so it locates the record).
+std::vector<std::byte> version1_image(const Checkpoint& c) {
+  std::vector<std::byte> bytes = encode_checkpoint(c);
+  for (const StepRecord& r : c.records) {
+    std::array<std::byte, 8> pattern{};
+    std::memcpy(pattern.data(), &r.time_s, 8);
+    const auto at = std::search(bytes.begin() + 28, bytes.end(), pattern.begin(), pattern.end());
+    EXPECT_NE(at, bytes.end());
+    bytes.erase(at + 8, at + 8 + 32);
+  }
+  const uint32_t v1 = 1;
+  const uint64_t body = bytes.size() - 28;
+  std::memcpy(bytes.data() + 8, &v1, 4);
+  std::memcpy(bytes.data() + 16, &body, 8);
+  restamp(bytes);
+  return bytes;
+}
+
+TEST(Checkpoint, Version1FilesAreReadWithZeroWallClockSplits) {
+  const Checkpoint c = sample();
+  const Checkpoint old = decode_checkpoint(span_of(version1_image(c)), "v1.ckpt");
+  Checkpoint want = c;
+  for (StepRecord& r : want.records) r.step_wall_s = r.compute_s = r.comm_s = r.compression_s = 0;
+  expect_same(old, want);
 }
 
 TEST(Checkpoint, InconsistentBodiesAreRefusedEvenWithAValidChecksum) {

@@ -237,5 +237,29 @@ TEST(TrainLoop, RejectsABadComputeCharge) {
   }
 }
 
+// The measured split: warmup steps of 1-bit Adam run no compressed allreduce, so
+// their compression time is exactly 0; compression steps encode and decode, so
+// theirs is > 0; and the parts of a step fit inside its wall time.
+TEST(TrainLoop, StepsRecordTheirMeasuredWallClockSplit) {
+  LogisticRegressionTask task({.dimension = 2000, .train_size = 1024, .test_size = 64});
+  const TrainResult result =
+      train_local(task, factory("onebit-adam", {{"freeze_step", "3"}}),
+                  {.batch_per_rank = 8, .steps = 8, .seed = 2}, {.ranks = 4});
+  ASSERT_EQ(result.records.size(), 8u);
+  for (const StepRecord& r : result.records) {
+    SCOPED_TRACE("step " + std::to_string(r.step));
+    EXPECT_GT(r.compute_s, 0.0);
+    EXPECT_GE(r.comm_s, 0.0);
+    if (r.stage == "compression") {
+      EXPECT_GT(r.compression_s, 0.0);
+    } else {
+      EXPECT_EQ(r.compression_s, 0.0);
+    }
+    EXPECT_GE(r.step_wall_s, r.compute_s + r.comm_s + r.compression_s);
+  }
+  EXPECT_EQ(result.records[2].stage, "warmup");
+  EXPECT_EQ(result.records[3].stage, "compression");
+}
+
 }  // namespace
 }  // namespace compopt
