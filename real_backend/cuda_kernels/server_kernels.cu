@@ -116,11 +116,11 @@ void server_step(GpuContext& gpu, Codec codec, const std::byte* received, const 
     launch_square_sums(stream, SignServerSource{in, scales, n, payload, server_error}, chunk,
                        workspace, scale);
     if (aligned16(server_error)) {
-      sign_apply<SignMode::kInPlace, true><<<blocks, kThreads, 0, stream>>>(
-          nullptr, 0, server_error, chunk, scale, out + sizeof(float), out);
+      sign_apply<true>
+          <<<blocks, kThreads, 0, stream>>>(server_error, chunk, scale, out + sizeof(float), out);
     } else {
-      sign_apply<SignMode::kInPlace, false><<<blocks, kThreads, 0, stream>>>(
-          nullptr, 0, server_error, chunk, scale, out + sizeof(float), out);
+      sign_apply<false>
+          <<<blocks, kThreads, 0, stream>>>(server_error, chunk, scale, out + sizeof(float), out);
     }
     check_launch("sign_apply (server)");
     return;
