@@ -6,8 +6,9 @@
 //   apply_update, ema, ema_square (vector_ops.h), momentum_update (momentum.h) and
 //   adam_direction (adam.h).
 // LAMB's per-tensor norms are double sums in a fixed order that differs from the CPU's
-// sequential sum (see SegmentTable); the trust coefficient then agrees with the CPU's to about
-// 1e-15 relative, and the updated parameters to the float rounding of lr * c.
+// sequential sum (see SegmentTable); the trust coefficient then agrees with the CPU's to within
+// the sequential sum's error (at most n x 2^-53 relative for n elements, typically ~1e-14), and
+// the updated parameters to the float rounding of lr * c.
 //
 // Every pointer is device memory; the calling thread's current device must be gpu.device();
 // every call only queues work on gpu.stream(). In-place arguments are stated per call.

@@ -2,7 +2,8 @@
 // random gradients, Local ranks (one GpuContext per rank on one device, as hybrid mode runs).
 // Parameters after every step are bit-identical, except LAMB, whose tensor norms sum in another
 // order (optimizer_kernels.h): its parameters agree within 1e-6 relative and 1e-9 absolute, and
-// its trust coefficients within 1e-12 relative. The configuration tests need no GPU; the step
+// its trust coefficients within 1e-10 relative (a sequential double sum of n terms may be off by
+// up to n x 2^-53 relative). The configuration tests need no GPU; the step
 // tests skip, with the reason, on machines without a CUDA device.
 
 #include "real_backend/cuda_kernels/device_optimizer.h"
@@ -142,7 +143,7 @@ void run_against_cpu(const Case& c, int steps) {
         const auto want = cpu->metrics().layer_coefficients;
         const auto got = dev.layer_coefficients();
         ASSERT_EQ(got.size(), want.size());
-        for (size_t l = 0; l < got.size(); ++l) ASSERT_NEAR(got[l], want[l], 1e-12 * want[l]);
+        for (size_t l = 0; l < got.size(); ++l) ASSERT_NEAR(got[l], want[l], 1e-10 * want[l]);
       }
     }
   });

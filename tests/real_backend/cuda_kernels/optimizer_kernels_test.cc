@@ -1,7 +1,8 @@
 // Optimizer update kernels against the CPU element math of core/optim, bit for bit (ema,
 // ema_square, adam_direction, momentum_update, apply_update), and LAMB's per-tensor sums against
 // an independent reference of the documented chunk order (bit for bit) and against the CPU's
-// sequential l2_norm (1e-12 relative: the two orders differ by a few double roundings).
+// sequential l2_norm and l1_norm (1e-10 relative: the sequential sum of n terms may be off by up to
+// n x 2^-53 relative, n <= 2^18 here).
 // Skipped, with the reason, on machines without a CUDA device.
 
 #include "real_backend/cuda_kernels/optimizer_kernels.h"
@@ -171,7 +172,7 @@ TEST_F(OptimizerKernelsTest, LambMatchesDocumentedOrderAndCpuNorms) {
     const double c = lamb_coefficient(std::sqrt(reference_segment_sum(squares(xl))),
                                       std::sqrt(reference_segment_sum(squares(ul))), 0.01, 10.0);
     EXPECT_EQ(got[l], c) << "documented order, bit for bit";
-    EXPECT_NEAR(got[l], lamb_coefficient(l2_norm(xl), l2_norm(ul), 0.01, 10.0), 1e-12 * c);
+    EXPECT_NEAR(got[l], lamb_coefficient(l2_norm(xl), l2_norm(ul), 0.01, 10.0), 1e-10 * c);
     const auto step = static_cast<float>(lr * c);
     for (size_t j = 0; j < xl.size(); ++j) xl[j] -= step * ul[j];
   }
@@ -192,7 +193,7 @@ TEST_F(OptimizerKernelsTest, SegmentL1SumsAbsoluteValuesPerTensor) {
     std::vector<double> terms(vl.size());
     for (size_t i = 0; i < vl.size(); ++i) terms[i] = std::fabs(static_cast<double>(vl[i]));
     EXPECT_EQ(got[l], reference_segment_sum(terms));
-    EXPECT_NEAR(got[l], l1_norm(vl), 1e-12 * got[l]);
+    EXPECT_NEAR(got[l], l1_norm(vl), 1e-10 * got[l]);
   }
 }
 
