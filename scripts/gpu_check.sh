@@ -84,7 +84,7 @@ else
   # not finish within 7 minutes on an H100.
   kernels='KernelsTest.*:OptimizerKernelsTest.*'
   runs=("memcheck compopt_cuda_tests $kernels"
-        "memcheck compopt_cuda_tests Optimizers/DeviceOptimizerTest.*:DeviceOptimizerDetectorTest.*:DeviceMlpTest.*"
+        "memcheck compopt_cuda_tests Optimizers/DeviceOptimizerTest.*:DeviceOptimizerDetectorTest.*:DeviceMlp*"
         "memcheck compopt_hybrid_tests HybridCompressedAllreduce.DeviceStateApiMatchesHostDropIn"
         "racecheck compopt_cuda_tests $kernels" "synccheck compopt_cuda_tests $kernels")
   for run in "${runs[@]}"; do
