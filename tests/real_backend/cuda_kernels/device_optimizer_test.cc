@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,9 @@ std::string case_name(const Case& c) {
   for (const auto& [k, v] : c.params) out += " " + k + "=" + v;
   return out;
 }
+
+// gtest prints a parameter with this instead of its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << case_name(c); }
 
 // Gradient of rank r at step t: different per rank and step, some exact zeros.
 std::vector<float> gradient(int rank, int t) {
