@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # GPU check, for a person on a machine with an NVIDIA GPU (docs/backends.md, "GPU"):
 #   1. configure with CUDA required (and NCCL when found), build the GPU targets (-Werror);
-#   2. run the GPU tests (kernels vs CPU bit for bit, hybrid mode 2-8 ranks, NCCL) and the
-#      conformance suite on the hybrid backend; none of them may skip;
-#   3. compute-sanitizer memcheck, racecheck and synccheck on the kernel tests;
-#   4. the GPU benchmark (fraction of a device-to-device copy, step breakdown);
+#   2. run the GPU tests (compression kernels vs CPU bit for bit; optimizer update kernels and
+#      DeviceOptimizer vs core/optim, bit for bit but LAMB's norms; DeviceMlp vs the CPU MLP
+#      within fp32 tolerance; hybrid mode 2-8 ranks; NCCL) and the conformance suite on the
+#      hybrid backend; none of them may skip;
+#   3. compute-sanitizer memcheck, racecheck and synccheck on the kernel tests, memcheck on the
+#      device optimizer and MLP;
+#   4. the GPU benchmark (fraction of a device-to-device copy, optimizer updates, step
+#      breakdown);
 #   5. compopt comm-bench on 4 hybrid ranks sharing GPU 0 (and on NCCL with >= 2 GPUs).
 # Usage: scripts/gpu_check.sh [build-dir]   (default build-gpu; logs in <build-dir>/gpu-check/)
 # Environment: JOBS (build parallelism), CUDA_ARCHS (default: 80-real;90), NCCL_ROOT,
@@ -78,9 +82,11 @@ else
   # (shared-memory hazards and barriers inside a kernel) run on the single-threaded kernel
   # tests: under racecheck the hybrid test, whose ranks are threads exchanging over TCP, did
   # not finish within 7 minutes on an H100.
-  runs=("memcheck compopt_cuda_tests KernelsTest.*"
+  kernels='KernelsTest.*:OptimizerKernelsTest.*'
+  runs=("memcheck compopt_cuda_tests $kernels"
+        "memcheck compopt_cuda_tests Optimizers/DeviceOptimizerTest.*:DeviceOptimizerDetectorTest.*:DeviceMlp*"
         "memcheck compopt_hybrid_tests HybridCompressedAllreduce.DeviceStateApiMatchesHostDropIn"
-        "racecheck compopt_cuda_tests KernelsTest.*" "synccheck compopt_cuda_tests KernelsTest.*")
+        "racecheck compopt_cuda_tests $kernels" "synccheck compopt_cuda_tests $kernels")
   for run in "${runs[@]}"; do
     read -r tool binary filter <<<"$run"
     if timeout 600 "$SANITIZER" --tool "$tool" --error-exitcode 3 "$BUILD/tests/$binary" \

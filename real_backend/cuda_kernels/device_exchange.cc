@@ -58,4 +58,19 @@ void device_reduce_scatter(GpuContext& gpu, Communicator& comm, const float* in,
   gpu.synchronize();
 }
 
+void device_allreduce(GpuContext& gpu, Communicator& comm, float* data, size_t len, ReduceOp op,
+                      WirePrecision precision) {
+  gpu.synchronize();
+  if (accepts_device_buffers(comm)) {
+    comm.allreduce(std::span(data, len), op, precision);
+    return;
+  }
+  auto* host = static_cast<float*>(gpu.host_scratch(Slot::kData, len * sizeof(float)));
+  gpu.copy(host, data, len * sizeof(float));
+  gpu.synchronize();
+  comm.allreduce(std::span(host, len), op, precision);
+  gpu.copy(data, host, len * sizeof(float));
+  gpu.synchronize();
+}
+
 }  // namespace compopt::cuda

@@ -31,5 +31,8 @@ void device_allgather(GpuContext& gpu, Communicator& comm, const std::byte* mine
 // comm.reduce_scatter of in (size() * out_len floats) into out (out_len floats).
 void device_reduce_scatter(GpuContext& gpu, Communicator& comm, const float* in, float* out,
                            size_t out_len, ReduceOp op);
+// comm.allreduce of `len` floats in place (the optimizers' gradient allreduce).
+void device_allreduce(GpuContext& gpu, Communicator& comm, float* data, size_t len, ReduceOp op,
+                      WirePrecision precision);
 
 }  // namespace compopt::cuda

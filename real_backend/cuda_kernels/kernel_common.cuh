@@ -125,15 +125,28 @@ inline NormWorkspace norm_workspace(void* base) {
   return {static_cast<unsigned*>(base), reinterpret_cast<double*>(static_cast<char*>(base) + 16)};
 }
 
+// Called by all 32 lanes of a warp whose lanes hold consecutive elements i (lane 0's is a
+// multiple of 32): writes their sign bits (NaN -> 0) as 4 payload bytes, those below k.
+__device__ __forceinline__ void pack_sign_bits(bool bit, size_t i, size_t k, uint8_t* bits) {
+  const unsigned word = __ballot_sync(0xFFFFFFFFu, bit);
+  const unsigned lane = threadIdx.x % 32;
+  const size_t first = i - lane;  // the warp's first element
+  if (lane < 4 && first + 8 * lane < k)
+    bits[first / 8 + lane] = static_cast<uint8_t>(word >> (8 * lane));
+}
+
 // One block per chunk of kNormChunk elements of y, where y_i = source(i) (source may also store
-// y_i somewhere; it is called exactly once per i < k). Loader warps stage tiles of the exact
+// y_i somewhere; it is called exactly once per i < k). When bits != nullptr the loaders also write
+// the sign payload of y (b_i = y_i >= 0, LSB-first, payload_bytes(k) bytes): each loader warp
+// holds 32 consecutive elements per fetch, so one ballot gives 4 payload bytes and a sign encode
+// without error feedback needs no second pass. Loader warps stage tiles of the exact
 // squares double(y_i)^2 in shared memory (double-buffered, the next tile's y prefetched into
 // registers) while lanes 0..7 of warp 0 run the 8 sequential lane sums, one dependent addition
 // per element and nothing else on that critical path; the last block to finish adds the chunk
 // sums in order and writes *scale = float(sqrt(total / k)).
 template <class Source>
 __global__ void __launch_bounds__(kNormThreads)
-    chunk_square_sums(Source source, size_t k, NormWorkspace ws, float* scale) {
+    chunk_square_sums(Source source, size_t k, NormWorkspace ws, float* scale, uint8_t* bits) {
   __shared__ double tile[2][kNormTile];  // squares
   const size_t begin = static_cast<size_t>(blockIdx.x) * kNormChunk;
   const size_t len = k - begin < kNormChunk ? k - begin : kNormChunk;
@@ -151,7 +164,9 @@ __global__ void __launch_bounds__(kNormThreads)
       const size_t offset =
           static_cast<size_t>(t) * kNormTile + static_cast<size_t>(j + m * kNormLoaders);
       // Zero padding is exact: acc is +0, positive, inf or NaN, and acc + 0.0 == acc for those.
-      next[m] = offset < len ? source(begin + offset) : 0.0f;
+      const bool inside = offset < len;
+      next[m] = inside ? source(begin + offset) : 0.0f;
+      if (bits != nullptr) pack_sign_bits(inside && next[m] >= 0.0f, begin + offset, k, bits);
     }
   };
   const auto stage = [&](int buffer) {
@@ -201,14 +216,14 @@ __global__ void __launch_bounds__(kNormThreads)
 // Launches chunk_square_sums on the stream; k == 0 writes *scale = 0.
 template <class Source>
 void launch_square_sums(cudaStream_t stream, const Source& source, size_t k, void* workspace,
-                        float* scale) {
+                        float* scale, uint8_t* bits = nullptr) {
   if (k == 0) {
     check_cuda(cudaMemsetAsync(scale, 0, sizeof(float), stream), "cudaMemsetAsync(scale)");
     return;
   }
   const auto chunks = static_cast<unsigned>((k + kNormChunk - 1) / kNormChunk);
   chunk_square_sums<<<chunks, kNormThreads, 0, stream>>>(source, k, norm_workspace(workspace),
-                                                         scale);
+                                                         scale, bits);
   check_launch("chunk_square_sums");
 }
 

@@ -13,6 +13,21 @@ namespace compopt::cuda {
 namespace detail {
 namespace {
 
+// z / n as the CPU's fp32 division of the mean. For n = 2^p the product z * 2^-p is the same
+// correctly rounded value (2^-p is exact, subnormal results included), and costs one
+// multiplication instead of an IEEE division.
+struct MeanDivisor {
+  float n;
+  float inverse;  // 1/n when n is a power of two, else 0
+  __device__ float operator()(float z) const {
+    return inverse != 0.0f ? __fmul_rn(z, inverse) : __fdiv_rn(z, n);
+  }
+};
+MeanDivisor mean_divisor(int n) {
+  const bool power_of_two = (n & (n - 1)) == 0;
+  return {static_cast<float>(n), power_of_two ? 1.0f / static_cast<float>(n) : 0.0f};
+}
+
 // z_i = ((0 + d_0) + d_1 + ...) / n + e_i with d_r = +-scale_r from rank r's payload; stores z
 // into e (the in-place sign pass then turns it into the new error).
 struct SignServerSource {
@@ -21,6 +36,7 @@ struct SignServerSource {
   int n;
   size_t payload;
   float* error;
+  MeanDivisor mean;
   __device__ float operator()(size_t i) const {
     const size_t byte = i >> 3;
     const uint32_t shift = static_cast<uint32_t>(i & 7u);
@@ -29,7 +45,7 @@ struct SignServerSource {
       const uint32_t bit = (received[static_cast<size_t>(r) * payload + byte] >> shift) & 1u;
       z = __fadd_rn(z, signed_scale(__float_as_uint(scales[r]), bit));
     }
-    z = __fadd_rn(__fdiv_rn(z, static_cast<float>(n)), error[i]);
+    z = __fadd_rn(mean(z), error[i]);
     error[i] = z;
     return z;
   }
@@ -37,8 +53,8 @@ struct SignServerSource {
 
 // Binary server step, one thread per payload byte of the chunk (chunk is a multiple of 8).
 template <bool kVec, int kPhase>
-__global__ void binary_server(const uint8_t* received, int n, size_t payload, size_t chunk,
-                              float* error, uint8_t* out, RandomKey key) {
+__global__ void binary_server(const uint8_t* received, int n, MeanDivisor mean, size_t payload,
+                              size_t chunk, float* error, uint8_t* out, RandomKey key) {
   const size_t q = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t i0 = 8 * q;
   if (i0 >= chunk) return;
@@ -51,9 +67,8 @@ __global__ void binary_server(const uint8_t* received, int n, size_t payload, si
     for (int r = 0; r < 8; ++r) z[r] = __fadd_rn(z[r], plus_minus_one((byte >> r) & 1u));
   }
   load8<kVec>(error, chunk, i0, err);
-  const float divisor = static_cast<float>(n);
 #pragma unroll
-  for (int r = 0; r < 8; ++r) z[r] = __fadd_rn(__fdiv_rn(z[r], divisor), err[r]);
+  for (int r = 0; r < 8; ++r) z[r] = __fadd_rn(mean(z[r]), err[r]);
   bool nan = false;
   out[q] = static_cast<uint8_t>(binary_byte<kPhase>(z, 8, key, key.index_offset + i0, err, &nan));
   store8<kVec>(error, chunk, i0, err);
@@ -113,14 +128,15 @@ void server_step(GpuContext& gpu, Codec codec, const std::byte* received, const 
     const size_t sums = norm_workspace_bytes(chunk);
     auto* workspace = static_cast<char*>(gpu.device_scratch(Slot::kKernel, sums + sizeof(float)));
     auto* scale = reinterpret_cast<float*>(workspace + sums);
-    launch_square_sums(stream, SignServerSource{in, scales, n, payload, server_error}, chunk,
-                       workspace, scale);
+    launch_square_sums(stream,
+                       SignServerSource{in, scales, n, payload, server_error, mean_divisor(n)},
+                       chunk, workspace, scale);
     if (aligned16(server_error)) {
-      sign_apply<SignMode::kInPlace, true><<<blocks, kThreads, 0, stream>>>(
-          nullptr, 0, server_error, chunk, scale, out + sizeof(float), out);
+      sign_apply<true>
+          <<<blocks, kThreads, 0, stream>>>(server_error, chunk, scale, out + sizeof(float), out);
     } else {
-      sign_apply<SignMode::kInPlace, false><<<blocks, kThreads, 0, stream>>>(
-          nullptr, 0, server_error, chunk, scale, out + sizeof(float), out);
+      sign_apply<false>
+          <<<blocks, kThreads, 0, stream>>>(server_error, chunk, scale, out + sizeof(float), out);
     }
     check_launch("sign_apply (server)");
     return;
@@ -129,11 +145,11 @@ void server_step(GpuContext& gpu, Codec codec, const std::byte* received, const 
   with_phase(key.index_offset, [&](auto phase) {
     constexpr int kPhase = decltype(phase)::value;
     if (vec) {
-      binary_server<true, kPhase>
-          <<<blocks, kThreads, 0, stream>>>(in, n, payload, chunk, server_error, out, key);
+      binary_server<true, kPhase><<<blocks, kThreads, 0, stream>>>(in, n, mean_divisor(n), payload,
+                                                                   chunk, server_error, out, key);
     } else {
-      binary_server<false, kPhase>
-          <<<blocks, kThreads, 0, stream>>>(in, n, payload, chunk, server_error, out, key);
+      binary_server<false, kPhase><<<blocks, kThreads, 0, stream>>>(in, n, mean_divisor(n), payload,
+                                                                    chunk, server_error, out, key);
     }
   });
   check_launch("binary_server");

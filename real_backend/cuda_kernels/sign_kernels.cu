@@ -17,13 +17,16 @@ struct PlainSource {
   __device__ float operator()(size_t i) const { return i < x_len ? x[i] : 0.0f; }
 };
 
-// y_i = x_i (zero beyond x_len) + e_i, as ErrorFeedback::compensate on the padded vector.
+// y_i = x_i (zero beyond x_len) + e_i, as ErrorFeedback::compensate on the padded vector; stores
+// y_i into e_i, so that the second pass (SignMode::kInPlace) reads e alone, not x and e again.
 struct CompensatedSource {
   const float* x;
   size_t x_len;
-  const float* error;
+  float* error;
   __device__ float operator()(size_t i) const {
-    return __fadd_rn(i < x_len ? x[i] : 0.0f, error[i]);
+    const float y = __fadd_rn(i < x_len ? x[i] : 0.0f, error[i]);
+    error[i] = y;
+    return y;
   }
 };
 
@@ -43,17 +46,15 @@ __global__ void sign_decode_kernel(const uint8_t* payload, const float* scale, s
   store4<kVec>(out, k, i0, v);
 }
 
-template <SignMode kMode>
-void launch_apply(cudaStream_t stream, const float* x, size_t x_len, float* error, size_t k,
-                  const float* scale, std::byte* payload) {
+// Second pass with error feedback: error holds y (CompensatedSource); e = y - decode, and the bits.
+void launch_apply_in_place(cudaStream_t stream, float* error, size_t k, const float* scale,
+                           std::byte* payload) {
   const auto bytes = reinterpret_cast<uint8_t*>(payload);
   const unsigned blocks = blocks_for(payload_bytes(k));
-  if (aligned16(x, error)) {
-    sign_apply<kMode, true>
-        <<<blocks, kThreads, 0, stream>>>(x, x_len, error, k, scale, bytes, nullptr);
+  if (aligned16(error)) {
+    sign_apply<true><<<blocks, kThreads, 0, stream>>>(error, k, scale, bytes, nullptr);
   } else {
-    sign_apply<kMode, false>
-        <<<blocks, kThreads, 0, stream>>>(x, x_len, error, k, scale, bytes, nullptr);
+    sign_apply<false><<<blocks, kThreads, 0, stream>>>(error, k, scale, bytes, nullptr);
   }
   check_launch("sign_apply");
 }
@@ -76,10 +77,10 @@ void sign_encode(GpuContext& gpu, const float* x, size_t x_len, float* error, si
   void* workspace = gpu.device_scratch(Slot::kKernel, norm_workspace_bytes(k));
   if (error != nullptr) {
     launch_square_sums(stream, CompensatedSource{x, x_len, error}, k, workspace, scale);
-    launch_apply<SignMode::kCompensate>(stream, x, x_len, error, k, scale, payload);
-  } else {
-    launch_square_sums(stream, PlainSource{x, x_len}, k, workspace, scale);
-    launch_apply<SignMode::kPlain>(stream, x, x_len, nullptr, k, scale, payload);
+    launch_apply_in_place(stream, error, k, scale, payload);
+  } else {  // the bits need no scale: one pass writes them with the sum of squares
+    launch_square_sums(stream, PlainSource{x, x_len}, k, workspace, scale,
+                       reinterpret_cast<uint8_t*>(payload));
   }
 }
 

@@ -2,13 +2,18 @@
 // (runs only on a machine with a CUDA device; built whenever CUDA is).
 //
 // Every kernel benchmark reports the bytes its minimal passes must move (counter "bytes"):
-//   sign_ef_encode     pass 1 reads x, e; pass 2 reads x, e, writes e and the bits: 20k + k/8
-//   binary_ef_encode   one pass: reads x, e, writes e and the bits:                  12k + k/8
-//   sign_decode        reads the bits, writes k floats:                              4k + k/8
-//   server_step_sign   n chunks of bits in, e read, z written, z read, e and bits out: 16c +
-//   (n+1)c/8 server_step_binary n chunks of bits in, e read, e and bits out:                  8c +
-//   (n+1)c/8 decode_messages    n messages of bits in, k floats out:                          4k +
-//   k/8
+//   sign_ef_encode     pass 1 reads x, e, writes y = x + e into e; pass 2 reads e, writes e and
+//                      the bits:                                                       20k + k/8
+//   sign_encode        one pass (no error feedback): reads x, writes the bits:          4k + k/8
+//   binary_ef_encode   one pass: reads x, e, writes e and the bits:                    12k + k/8
+//   sign_decode        reads the bits, writes k floats:                                 4k + k/8
+//   server_step_sign   n chunks of bits in, e read, z written, z read, e and bits out:
+//                                                                              16c + (n+1)c/8
+//   server_step_binary n chunks of bits in, e read, e and bits out:            8c + (n+1)c/8
+//   decode_messages    n messages of bits in, k floats out:                            4k + k/8
+//   adam_update        reads g, m, v, x; writes m, v, x:                                    28k
+//   lamb_step          direction: reads g, m, v, x, writes m, v, u; norms: reads x, u;
+//                      update: reads x, u, writes x:                                        48k
 // and the table at the end divides its effective bandwidth (bytes / time) by the bandwidth of
 // BM_gpu_d2d_copy of the same element count (2 x 4k bytes / time). Target: >= 0.8.
 // Then a compressed allreduce step is broken down by phase for 1..8 ranks sharing the GPU over
@@ -26,11 +31,14 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/comm/local/local_world.h"
+#include "real_backend/cuda_kernels/device_segments.h"
 #include "real_backend/cuda_kernels/gpu_compressed_allreduce.h"
 #include "real_backend/cuda_kernels/kernels.h"
+#include "real_backend/cuda_kernels/optimizer_kernels.h"
 
 namespace compopt::cuda::bench {
 namespace {
@@ -98,6 +106,14 @@ void BM_gpu_sign_ef_encode(benchmark::State& state) {
   });
 }
 
+void BM_gpu_sign_encode(benchmark::State& state) {
+  const auto k = static_cast<size_t>(state.range(0));
+  DeviceBuffer x = filled(k, 1.0f), payload(payload_bytes(k)), scale(sizeof(float));
+  time_on_stream(state, 4.0 * static_cast<double>(k) + static_cast<double>(k) / 8, [&] {
+    sign_encode(gpu(), x.as<float>(), k, nullptr, k, payload.as<std::byte>(), scale.as<float>());
+  });
+}
+
 void BM_gpu_binary_ef_encode(benchmark::State& state) {
   const auto k = static_cast<size_t>(state.range(0));
   DeviceBuffer x = filled(k, 0.4f), e = filled(k, 0.01f), payload(payload_bytes(k));
@@ -153,6 +169,38 @@ void BM_gpu_decode_messages(benchmark::State& state) {
   });
 }
 
+void BM_gpu_adam_update(benchmark::State& state) {
+  const auto k = static_cast<size_t>(state.range(0));
+  DeviceBuffer x = filled(k, 1.0f), g = filled(k, 0.1f), m = filled(k, 0.01f), v = filled(k, 0.0f);
+  gpu().zero(v.data(), v.size());
+  const AdamFactors f = adam_factors({0.9f, 0.999f, true}, 10, 1e-8f);
+  time_on_stream(state, 28.0 * static_cast<double>(k), [&] {
+    adam_update(gpu(), f, m.as<float>(), v.as<float>(), x.as<float>(), g.as<float>(), k, 1e-4f,
+                0.01f);
+  });
+}
+
+// LAMB over tensors of 2^20 elements (BERT-Large's largest are 1024 x 4096 = 2^22).
+void BM_gpu_lamb_step(benchmark::State& state) {
+  const auto k = static_cast<size_t>(state.range(0));
+  std::vector<std::pair<std::string, size_t>> tensors;
+  for (size_t at = 0; at < k; at += size_t{1} << 20) {
+    tensors.emplace_back(std::to_string(tensors.size()), std::min(k - at, size_t{1} << 20));
+  }
+  const ParamLayout layout = ParamLayout::from_sizes(tensors);
+  DeviceSegments segments(gpu(), layout);
+  DeviceBuffer x = filled(k, 1.0f), g = filled(k, 0.1f), m = filled(k, 0.01f), v = filled(k, 0.0f);
+  DeviceBuffer coefficients(tensors.size() * sizeof(double)), steps(tensors.size() * sizeof(float));
+  gpu().zero(v.data(), v.size());
+  const AdamFactors f = adam_factors({0.9f, 0.999f, true}, 10, 1e-6f);
+  time_on_stream(state, 48.0 * static_cast<double>(k), [&] {
+    lamb_direction(gpu(), f, m.as<float>(), v.as<float>(), x.as<float>(), g.as<float>(),
+                   g.as<float>(), k, 0.01f);
+    lamb_apply(gpu(), segments.table(), x.as<float>(), g.as<float>(), 1e-4f, 0.01, 10.0,
+               coefficients.as<double>(), steps.as<float>());
+  });
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   for (int64_t k = kMinElements; k <= kMaxElements; k *= 4) b->Arg(k);
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
@@ -166,7 +214,10 @@ void server_sizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_gpu_d2d_copy)->Apply(sizes);
 BENCHMARK(BM_gpu_sign_ef_encode)->Apply(sizes);
+BENCHMARK(BM_gpu_sign_encode)->Apply(sizes);
 BENCHMARK(BM_gpu_binary_ef_encode)->Apply(sizes);
+BENCHMARK(BM_gpu_adam_update)->Apply(sizes);
+BENCHMARK(BM_gpu_lamb_step)->Apply(sizes);
 BENCHMARK(BM_gpu_sign_decode)->Apply(sizes);
 BENCHMARK(BM_gpu_server_step_sign)->Apply(server_sizes);
 BENCHMARK(BM_gpu_server_step_binary)->Apply(server_sizes);
