@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 
+#include "real_backend/heartbeat_partners.h"
+
 namespace compopt::tcp {
 namespace {
 
@@ -33,6 +35,7 @@ IoEngine::IoEngine(const TcpOptions& options, std::vector<int> fds, Inbox& inbox
     link.socket = std::make_unique<tcp::socket>(io_, protocol_of(fds[p]), fds[p]);
     link.open = true;
     link.last_heard = start_;
+    link.watched = heartbeat_partners(options_.rank, static_cast<int>(p), options_.world_size);
     asio::co_spawn(io_, read_loop(static_cast<int>(p)), asio::detached);
   }
   schedule_heartbeat(0.0);  // peers hear this rank at once, not one interval later
@@ -276,7 +279,7 @@ void IoEngine::check_links() {
   const auto now = Clock::now();
   for (size_t p = 0; p < links_.size(); ++p) {
     Link& link = links_[p];
-    if (!link.open) continue;
+    if (!link.open || !link.watched) continue;
     const double silent = std::chrono::duration<double>(now - link.last_heard).count();
     // Until a peer's first frame, it may still be finishing its own mesh setup.
     const double budget =

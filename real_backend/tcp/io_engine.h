@@ -3,7 +3,8 @@
 // Each connection has a reader coroutine (header, then payload in 1 MiB pieces,
 // checksum checked before delivery to the Inbox) and a FIFO of frames to write,
 // one async write at a time. A timer, on this thread whatever the rank thread is
-// doing, sends heartbeats on idle connections and fails the rank when a peer stays
+// doing, sends heartbeats on the idle connections to its heartbeat partners
+// (real_backend/heartbeat_partners.h) and fails the rank when a partner stays
 // silent past the silence timeout (any byte counts: a frame that is still arriving
 // keeps its sender alive, however slow the link). A peer not heard from yet since
 // this thread started gets connect_timeout_s instead: it may still be building its
@@ -58,7 +59,8 @@ class IoEngine {
     bool final_queued = false;          // this rank queued its goodbye or abort: no more heartbeats
     WriteDone* broken_write = nullptr;  // failed write, completed when the link closes
     Clock::time_point last_heard;
-    bool heard = false;  // a frame arrived since the I/O thread started
+    bool heard = false;    // a frame arrived since the I/O thread started
+    bool watched = false;  // heartbeat partners (real_backend/heartbeat_partners.h)
   };
 
   asio::awaitable<void> read_loop(int peer);
