@@ -120,6 +120,10 @@ TEST(TcpFrameFaultTest, TruncatedFrameNamesThePeer) {
         {.kind = FrameKind::kData, .channel = 9, .length = p.size(), .payload_crc = crc32_of(p)});
     asio::write(s, asio::buffer(h));
     asio::write(s, asio::buffer(p.data(), p.size() / 2));
+    // FIN after the half frame; closing at once with rank 0's unread heartbeat in the receive
+    // buffer would send a reset and drop the half frame's unsent bytes.
+    s.shutdown(tcp::socket::shutdown_send);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     s.close();
   });
   EXPECT_THAT(
