@@ -10,8 +10,9 @@
 // arrive) it drains every arriving message into an inbox keyed by (source,
 // channel). A rank blocked in send() therefore still receives, so sends behave
 // eagerly and sendrecv() cannot deadlock. Every wait has a deadline (CommError).
-// Peer failure: mpirun ends the job; run_mpi() calls MPI_Abort on an exception.
-// Threads: one rank thread calls it (MPI_THREAD_FUNNELED is enough).
+// Peer failure: mpirun ends the job when a rank dies; run_mpi() calls MPI_Abort on an
+// exception and runs MpiLiveness, which aborts the job when a rank stops responding.
+// Threads: one rank thread calls it.
 
 #include <mpi.h>
 
@@ -27,7 +28,12 @@
 namespace compopt::mpi {
 
 struct MpiOptions {
+  // One send or receive waiting longer fails (COMPOPT_MPI_TIMEOUT_S). Not liveness: a large
+  // message on a slow network may legitimately take minutes.
   double op_timeout_s = 300.0;
+  // Liveness (run_mpi, mpi_liveness.h): a heartbeat partner silent this long ends the job
+  // (COMPOPT_MPI_SILENCE_S; 0 turns liveness off). Heartbeats every min(0.5 s, budget / 4).
+  double silence_timeout_s = 4.0;
   int gpus_per_node = 0;  // > 0: node = rank / gpus_per_node; 0: ranks sharing memory share a node
   // Ring collectives send blocks in pieces of this size, one piece ahead (Transport::
   // pipeline_bytes); 0 sends whole blocks. Must be equal on every rank.

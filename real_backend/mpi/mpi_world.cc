@@ -3,12 +3,15 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string_view>
 
 #include "core/util/env.h"
 #include "core/util/error.h"
+#include "real_backend/mpi/mpi_liveness.h"
 
 namespace compopt::mpi {
 namespace {
@@ -32,6 +35,9 @@ void check_real_mpi() {
 MpiOptions mpi_options_from_env(MpiOptions o) {
   if (const char* v = env_value("COMPOPT_MPI_TIMEOUT_S"))
     o.op_timeout_s = static_cast<double>(parse_env_integer("COMPOPT_MPI_TIMEOUT_S", v, 1, 86400));
+  if (const char* v = env_value("COMPOPT_MPI_SILENCE_S"))
+    o.silence_timeout_s =
+        static_cast<double>(parse_env_integer("COMPOPT_MPI_SILENCE_S", v, 0, 3600));
   // COMPOPT_RANKS_PER_NODE: the older name, still accepted (the new one wins).
   for (const char* name : {"COMPOPT_RANKS_PER_NODE", "COMPOPT_GPUS_PER_NODE"})
     if (const char* v = env_value(name))
@@ -42,6 +48,29 @@ MpiOptions mpi_options_from_env(MpiOptions o) {
   return o;
 }
 
+namespace {
+
+// The liveness thread, when wanted and MPI allows threads to call it concurrently.
+std::unique_ptr<MpiLiveness> start_liveness(const MpiOptions& options, int rank) {
+  if (options.silence_timeout_s <= 0) return nullptr;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    if (rank == 0) {
+      std::fprintf(stderr,
+                   "compopt mpi: MPI was initialized without MPI_THREAD_MULTIPLE: no liveness "
+                   "thread, a rank that stops responding is only caught by the %.0f s operation "
+                   "timeout (COMPOPT_MPI_TIMEOUT_S)\n",
+                   options.op_timeout_s);
+    }
+    return nullptr;
+  }
+  const double interval = std::min(0.5, options.silence_timeout_s / 4);
+  return std::make_unique<MpiLiveness>(MPI_COMM_WORLD, interval, options.silence_timeout_s);
+}
+
+}  // namespace
+
 void run_mpi(const std::function<void(Communicator&)>& fn, MpiOptions options,
              bool abort_on_error) {
   int initialized = 0;
@@ -49,13 +78,14 @@ void run_mpi(const std::function<void(Communicator&)>& fn, MpiOptions options,
   if (!initialized) {
     check_real_mpi();
     int provided = 0;
-    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
       throw CommError("mpi: MPI_Init_thread failed");
     }
   }
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   try {
+    const auto liveness = start_liveness(options, rank);
     MpiTransport transport(MPI_COMM_WORLD, options);
     Communicator comm(transport);
     fn(comm);

@@ -3,8 +3,11 @@
 //
 //   compopt::mpi::run_mpi([](Communicator& comm) { ... });
 //
-// Initializes MPI if nobody did (MPI_THREAD_FUNNELED), runs fn on the world
+// Initializes MPI if nobody did (MPI_THREAD_MULTIPLE), runs fn on the world
 // Communicator over an MpiTransport, and finalizes MPI if it initialized it.
+// Meanwhile an MpiLiveness thread ends the job within options.silence_timeout_s
+// (+ 0.5 s) of a rank that stopped responding, naming it; when MPI provides less
+// than MPI_THREAD_MULTIPLE, rank 0 says so on stderr and only op_timeout_s remains.
 // If fn throws, the error is printed as "compopt mpi rank R failed: ..." and
 // MPI_Abort ends the whole job (mpirun stops every rank: no rank hangs); with
 // abort_on_error = false it is rethrown instead (MPI is left initialized).
@@ -16,7 +19,8 @@
 
 namespace compopt::mpi {
 
-// op_timeout_s from COMPOPT_MPI_TIMEOUT_S, gpus_per_node from COMPOPT_GPUS_PER_NODE
+// op_timeout_s from COMPOPT_MPI_TIMEOUT_S, silence_timeout_s from COMPOPT_MPI_SILENCE_S
+// (whole seconds, 0 = no liveness thread), gpus_per_node from COMPOPT_GPUS_PER_NODE
 // (or its older name COMPOPT_RANKS_PER_NODE),
 // pipeline_bytes from COMPOPT_MPI_PIPELINE_BYTES.
 MpiOptions mpi_options_from_env(MpiOptions defaults = {});

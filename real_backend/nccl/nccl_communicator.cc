@@ -16,6 +16,7 @@
 #include "real_backend/cuda_kernels/kernels.h"
 #include "real_backend/nccl/nccl_error.h"
 #include "real_backend/nccl/ring_traffic.h"
+#include "real_backend/tcp/tcp_transport.h"
 
 namespace compopt::nccl {
 namespace {
@@ -71,7 +72,8 @@ NcclCommunicator::NcclCommunicator(Transport& transport, std::vector<int> member
       state_(std::move(state)),
       gpu_(std::move(gpu)),
       comm_(comm),
-      op_timeout_s_(op_timeout_s) {}
+      op_timeout_s_(op_timeout_s),
+      bootstrap_(dynamic_cast<const tcp::TcpTransport*>(&transport)) {}
 
 NcclCommunicator::~NcclCommunicator() {
   if (comm_ != nullptr) (void)ncclCommDestroy(comm_);
@@ -94,6 +96,7 @@ void NcclCommunicator::wait(const char* op) {
       comm_ = nullptr;
       throw CommError(message);
     }
+    check_bootstrap();
     if (std::chrono::steady_clock::now() > deadline) {
       (void)ncclCommAbort(comm_);
       comm_ = nullptr;
@@ -103,6 +106,17 @@ void NcclCommunicator::wait(const char* op) {
                       op, op_timeout_s_));
     }
     std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+void NcclCommunicator::check_bootstrap() {
+  if (bootstrap_ == nullptr) return;
+  try {
+    bootstrap_->throw_if_failed();
+  } catch (...) {
+    (void)ncclCommAbort(comm_);
+    comm_ = nullptr;
+    throw;
   }
 }
 

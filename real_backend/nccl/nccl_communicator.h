@@ -31,6 +31,10 @@
 
 struct ncclComm;  // nccl.h's ncclComm_t is ncclComm*
 
+namespace compopt::tcp {
+class TcpTransport;
+}
+
 namespace compopt::nccl {
 
 class NcclCommunicator : public Communicator, public cuda::AcceptsDeviceBuffers {
@@ -65,13 +69,18 @@ class NcclCommunicator : public Communicator, public cuda::AcceptsDeviceBuffers 
                    std::shared_ptr<RankState> state, std::shared_ptr<cuda::GpuContext> gpu,
                    ncclComm* comm, double op_timeout_s);
 
-  // Waits for the queued NCCL work, polling NCCL's asynchronous error and the deadline.
+  // Waits for the queued NCCL work, polling NCCL's asynchronous error, the bootstrap TCP
+  // mesh's liveness (a peer that died or stopped responding aborts the communicator at
+  // once: NCCL itself would wait for it forever) and the deadline.
   void wait(const char* op);
+  // Aborts the NCCL communicator when the bootstrap transport recorded a failure, rethrowing it.
+  void check_bootstrap();
 
   std::shared_ptr<RankState> state_;  // shared with the world and every split of this rank
   std::shared_ptr<cuda::GpuContext> gpu_;
   ncclComm* comm_ = nullptr;
   double op_timeout_s_;
+  const tcp::TcpTransport* bootstrap_;  // the transport when it is TCP's, else null
 };
 
 }  // namespace compopt::nccl

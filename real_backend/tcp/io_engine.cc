@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
+
+#include "real_backend/heartbeat_partners.h"
 
 namespace compopt::tcp {
 namespace {
@@ -32,9 +35,10 @@ IoEngine::IoEngine(const TcpOptions& options, std::vector<int> fds, Inbox& inbox
     link.socket = std::make_unique<tcp::socket>(io_, protocol_of(fds[p]), fds[p]);
     link.open = true;
     link.last_heard = start_;
+    link.watched = heartbeat_partners(options_.rank, static_cast<int>(p), options_.world_size);
     asio::co_spawn(io_, read_loop(static_cast<int>(p)), asio::detached);
   }
-  schedule_heartbeat();
+  schedule_heartbeat(0.0);  // peers hear this rank at once, not one interval later
 }
 
 IoEngine::~IoEngine() = default;
@@ -155,6 +159,7 @@ asio::awaitable<std::optional<FrameHeader>> IoEngine::read_header(int peer) {
     co_return std::nullopt;
   }
   link.last_heard = Clock::now();
+  link.heard = true;
   FrameHeader h;
   try {
     h = decode_header(header_bytes, options_.max_message_bytes);
@@ -195,9 +200,10 @@ asio::awaitable<std::optional<Message>> IoEngine::read_payload(int peer, const F
   while (offset < h.length) {
     const size_t want = std::min<size_t>(kReadPiece, h.length - offset);
     ErrorCode ec;
+    // Whatever arrived, not a whole piece: on a slow link every byte is a sign of life.
     const size_t n =
-        co_await asio::async_read(*link.socket, asio::buffer(message.data.get() + offset, want),
-                                  asio::redirect_error(asio::use_awaitable, ec));
+        co_await link.socket->async_read_some(asio::buffer(message.data.get() + offset, want),
+                                              asio::redirect_error(asio::use_awaitable, ec));
     if (stopping_ || !link.open) co_return std::nullopt;
     if (ec) {
       link_failed(
@@ -259,31 +265,39 @@ void IoEngine::do_close_link(int peer, const std::string& why) {
   inbox_.mark_closed(peer);
 }
 
-void IoEngine::schedule_heartbeat() {
-  timer_.expires_after(std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(options_.heartbeat_interval_s)));
+void IoEngine::schedule_heartbeat(double after_s) {
+  timer_.expires_after(
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(after_s)));
   timer_.async_wait([this](const ErrorCode& ec) {
     if (ec || stopping_) return;
-    const auto now = Clock::now();
-    for (size_t p = 0; p < links_.size(); ++p) {
-      Link& link = links_[p];
-      if (!link.open) continue;
-      const double silent = std::chrono::duration<double>(now - link.last_heard).count();
-      if (!link.goodbye && silent > options_.peer_silence_timeout_s) {
-        link_failed(static_cast<int>(p),
-                    fmt::format("rank {}: nothing heard from rank {} for {:.1f} s (no data, "
-                                "no heartbeat): rank {} hung or the network failed",
-                                options_.rank, p, silent, p),
-                    true);
-        continue;
-      }
-      if (!link.writing && link.queue.empty() && !link.final_queued) {
-        link.queue.push_back({encode_header({.kind = FrameKind::kHeartbeat}), {}, {}, nullptr});
-        write_next(static_cast<int>(p));
-      }
-    }
-    schedule_heartbeat();
+    check_links();
+    schedule_heartbeat(options_.heartbeat_interval_s);
   });
+}
+
+void IoEngine::check_links() {
+  const auto now = Clock::now();
+  for (size_t p = 0; p < links_.size(); ++p) {
+    Link& link = links_[p];
+    if (!link.open || !link.watched) continue;
+    const double silent = std::chrono::duration<double>(now - link.last_heard).count();
+    // Until a peer's first frame, it may still be finishing its own mesh setup.
+    const double budget =
+        link.heard ? options_.peer_silence_timeout_s
+                   : std::max(options_.peer_silence_timeout_s, options_.connect_timeout_s);
+    if (!link.goodbye && silent > budget) {
+      link_failed(static_cast<int>(p),
+                  fmt::format("rank {}: rank {} stopped responding (nothing heard for {:.1f} s, "
+                              "not even a heartbeat): it hung, or the network failed",
+                              options_.rank, p, silent),
+                  true);
+      continue;
+    }
+    if (!link.writing && link.queue.empty() && !link.final_queued) {
+      link.queue.push_back({encode_header({.kind = FrameKind::kHeartbeat}), {}, {}, nullptr});
+      write_next(static_cast<int>(p));
+    }
+  }
 }
 
 void IoEngine::stop() {

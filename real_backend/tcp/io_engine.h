@@ -2,8 +2,13 @@
 // The I/O thread of a TCP rank: one io_context driving every mesh connection.
 // Each connection has a reader coroutine (header, then payload in 1 MiB pieces,
 // checksum checked before delivery to the Inbox) and a FIFO of frames to write,
-// one async write at a time. A timer sends heartbeats on idle connections and
-// fails the rank when a peer stays silent past the silence timeout.
+// one async write at a time. A timer, on this thread whatever the rank thread is
+// doing, sends heartbeats on the idle connections to its heartbeat partners
+// (real_backend/heartbeat_partners.h) and fails the rank when a partner stays
+// silent past the silence timeout (any byte counts: a frame that is still arriving
+// keeps its sender alive, however slow the link). A peer not heard from yet since
+// this thread started gets connect_timeout_s instead: it may still be building its
+// own mesh.
 // queue*/close_link/stop may be called from any thread (they post to the I/O
 // thread); run() is the I/O thread's body and returns after stop() once every
 // handler finished, so every queued WriteDone is complete by then.
@@ -54,6 +59,8 @@ class IoEngine {
     bool final_queued = false;          // this rank queued its goodbye or abort: no more heartbeats
     WriteDone* broken_write = nullptr;  // failed write, completed when the link closes
     Clock::time_point last_heard;
+    bool heard = false;    // a frame arrived since the I/O thread started
+    bool watched = false;  // heartbeat partners (real_backend/heartbeat_partners.h)
   };
 
   asio::awaitable<void> read_loop(int peer);
@@ -66,7 +73,9 @@ class IoEngine {
   void write_next(int peer);
   void do_close_link(int peer, const std::string& why);
   void link_failed(int peer, const std::string& what, bool peer_fault);
-  void schedule_heartbeat();
+  void schedule_heartbeat(double after_s);
+  // Fails links silent past their budget; queues a heartbeat on every idle one.
+  void check_links();
 
   TcpOptions options_;
   Inbox& inbox_;

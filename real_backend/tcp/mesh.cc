@@ -72,6 +72,11 @@ asio::awaitable<void> accept_peers(tcp::acceptor& acceptor, std::shared_ptr<Mesh
     tcp::socket socket =
         co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
     if (!acceptor.is_open()) co_return;
+    if (ec == asio::error::no_descriptors) {
+      state->error =
+          fmt::format("rank {}: cannot accept peers: {} (raise ulimit -n)", o.rank, ec.message());
+      co_return;
+    }
     if (ec) continue;
     asio::co_spawn(acceptor.get_executor(), serve_peer(std::move(socket), state, o),
                    asio::detached);

@@ -11,6 +11,7 @@ namespace compopt::tcp {
 struct Rendezvous::State {
   std::vector<RankAddress> table;
   std::vector<std::unique_ptr<tcp::socket>> sockets;  // rank 0: registered ranks
+  std::vector<std::string> table_frames;              // rank 0: the table, as sent
   int registered = 1;
   int tables_sent = 0;
   std::string error;
@@ -26,20 +27,56 @@ std::string peer_name(const tcp::socket& socket) {
             : fmt::format("{}:{}", ep.address().to_string(), ep.port());
 }
 
-Fields table_fields(const std::vector<RankAddress>& table) {
-  Fields f{{"ranks", std::to_string(table.size())}};
-  for (size_t r = 0; r < table.size(); ++r) {
-    f[fmt::format("host.{}", r)] = table[r].host;
-    f[fmt::format("port.{}", r)] = std::to_string(table[r].port);
-    f[fmt::format("node.{}", r)] = table[r].node_name;
+// Longest host or node name a rank may register: one table entry then always fits in a
+// control frame, whatever the world size.
+constexpr size_t kMaxNameChars = 255;
+
+// Empty when both names fit a table entry.
+std::string name_refusal(const std::string& host, const std::string& node) {
+  for (const auto& [what, name] : {std::pair{"host", &host}, std::pair{"node name", &node}}) {
+    if (name->size() > kMaxNameChars) {
+      return fmt::format("{} of {} characters, expected at most {}", what, name->size(),
+                         kMaxNameChars);
+    }
   }
-  return f;
+  return {};
+}
+
+std::string entry_text(const std::vector<RankAddress>& table, size_t r) {
+  return fmt::format("host.{0}={1}\nport.{0}={2}\nnode.{0}={3}\n", r, table[r].host, table[r].port,
+                     table[r].node_name);
+}
+
+// The table as consecutive pieces, each one control frame of at most kMaxControlPayload
+// bytes: {ranks, first, count} and the entries first..first+count-1.
+std::vector<std::string> table_pieces(const std::vector<RankAddress>& table) {
+  const auto head = [&](size_t first, size_t count) {
+    return encode_fields({{"ranks", std::to_string(table.size())},
+                          {"first", std::to_string(first)},
+                          {"count", std::to_string(count)}});
+  };
+  std::vector<std::string> pieces;
+  size_t first = 0;
+  std::string body;
+  for (size_t r = 0; r < table.size(); ++r) {
+    const std::string entry = entry_text(table, r);
+    if (r > first &&
+        head(first, r + 1 - first).size() + body.size() + entry.size() > kMaxControlPayload) {
+      pieces.push_back(head(first, r - first) + body);
+      first = r;
+      body.clear();
+    }
+    body += entry;
+  }
+  pieces.push_back(head(first, table.size() - first) + body);
+  return pieces;
 }
 
 asio::awaitable<void> send_table(std::shared_ptr<Rendezvous::State> state, int rank) {
   try {
-    const Fields table = table_fields(state->table);
-    co_await write_control(*state->sockets[static_cast<size_t>(rank)], FrameKind::kTable, table);
+    tcp::socket& socket = *state->sockets[static_cast<size_t>(rank)];
+    for (const std::string& frame : state->table_frames)
+      co_await asio::async_write(socket, asio::buffer(frame), asio::use_awaitable);
     if (++state->tables_sent == static_cast<int>(state->table.size()) - 1) state->done = true;
   } catch (const std::exception& e) {
     state->error =
@@ -68,6 +105,8 @@ asio::awaitable<void> serve_registration(tcp::socket socket,
       rank = static_cast<int>(field_int(frame.fields, "rank", 1, world - 1));
       if (state->sockets[static_cast<size_t>(rank)])
         refusal = fmt::format("rank {} already registered", rank);
+      else
+        refusal = name_refusal(field(frame.fields, "host"), field(frame.fields, "node"));
     }
     if (!refusal.empty()) {
       log_refused(options, fmt::format("rendezvous connection from {}", who), refusal);
@@ -82,6 +121,8 @@ asio::awaitable<void> serve_registration(tcp::socket socket,
     state->table[static_cast<size_t>(rank)] = address;
     state->sockets[static_cast<size_t>(rank)] = std::make_unique<tcp::socket>(std::move(socket));
     if (++state->registered == world) {
+      for (const std::string& piece : table_pieces(state->table))
+        state->table_frames.push_back(control_frame(FrameKind::kTable, piece));
       for (int r = 1; r < world; ++r)
         asio::co_spawn(state->sockets[1]->get_executor(), send_table(state, r), asio::detached);
     }
@@ -104,6 +145,26 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, std::shared_ptr<Rende
   }
 }
 
+// Stores one piece of the table, which must start at entry `next`; returns the entry after
+// it. Every piece holds at least one entry, so a world of n ranks takes at most n pieces.
+int read_table_piece(const ControlFrame& piece, int next, std::vector<RankAddress>& table) {
+  const int world = static_cast<int>(table.size());
+  if (piece.kind != FrameKind::kTable)
+    throw CommError(fmt::format("got a {} frame", kind_name(piece.kind)));
+  if (field_int(piece.fields, "ranks", 1, 1 << 20) != world)
+    throw CommError("table of another size");
+  if (field_int(piece.fields, "first", 0, world - 1) != next)
+    throw CommError(fmt::format("table piece out of order, expected entry {} next", next));
+  const int count = static_cast<int>(field_int(piece.fields, "count", 1, world - next));
+  for (int r = next; r < next + count; ++r) {
+    table[static_cast<size_t>(r)] = {
+        field(piece.fields, fmt::format("host.{}", r)),
+        static_cast<uint16_t>(field_int(piece.fields, fmt::format("port.{}", r), 1, 65535)),
+        field(piece.fields, fmt::format("node.{}", r))};
+  }
+  return next + count;
+}
+
 asio::awaitable<void> register_with_master(std::shared_ptr<Rendezvous::State> state,
                                            TcpOptions options, RankAddress mine) {
   // rank 0 may not listen yet: retry; run_until enforces the deadline
@@ -116,21 +177,14 @@ asio::awaitable<void> register_with_master(std::shared_ptr<Rendezvous::State> st
                               {"port", std::to_string(mine.port)},
                               {"node", mine.node_name}};
     co_await write_control(socket, FrameKind::kRegister, registration);
-    const ControlFrame reply = co_await read_control(socket);
-    if (reply.kind == FrameKind::kReject) {
-      state->error =
-          fmt::format("rank 0 refused rank {}: {}", options.rank, field(reply.fields, "reason"));
-      co_return;
-    }
-    if (reply.kind != FrameKind::kTable)
-      throw CommError(fmt::format("got a {} frame", kind_name(reply.kind)));
-    if (field_int(reply.fields, "ranks", 1, 1 << 20) != options.world_size)
-      throw CommError("table of another size");
-    for (int r = 0; r < options.world_size; ++r) {
-      state->table[static_cast<size_t>(r)] = {
-          field(reply.fields, fmt::format("host.{}", r)),
-          static_cast<uint16_t>(field_int(reply.fields, fmt::format("port.{}", r), 1, 65535)),
-          field(reply.fields, fmt::format("node.{}", r))};
+    for (int next = 0; next < options.world_size;) {
+      const ControlFrame reply = co_await read_control(socket);
+      if (reply.kind == FrameKind::kReject) {
+        state->error =
+            fmt::format("rank 0 refused rank {}: {}", options.rank, field(reply.fields, "reason"));
+        co_return;
+      }
+      next = read_table_piece(reply, next, state->table);
     }
     state->done = true;
   } catch (const std::exception& e) {
@@ -168,6 +222,8 @@ uint16_t Rendezvous::port() const { return acceptor_ ? acceptor_->local_endpoint
 
 std::vector<RankAddress> Rendezvous::run(const RankAddress& mine,
                                          SteadyClock::time_point deadline) {
+  if (const std::string why = name_refusal(mine.host, mine.node_name); !why.empty())
+    throw InvalidArgument(fmt::format("tcp rank {}: {}", options_.rank, why));
   const auto n = static_cast<size_t>(options_.world_size);
   state_->table.assign(n, {});
   state_->table[static_cast<size_t>(options_.rank)] = mine;

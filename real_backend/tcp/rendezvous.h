@@ -2,7 +2,10 @@
 // Rendezvous of a TCP world. Rank 0 listens at master_addr:master_port; every
 // other rank connects (retrying until the deadline), registers {job token, rank,
 // world size, data listener address, node name}; when all ranks registered,
-// rank 0 sends every rank the full table and closes the rendezvous.
+// rank 0 sends every rank the full table and closes the rendezvous. The table goes
+// out in pieces of at most one control frame (4 KiB) each, so no frame limit ties
+// the world size; host and node names are capped at 255 characters so one entry
+// always fits a piece.
 // Connections with a wrong token, a bad frame, a duplicate or out-of-range rank
 // are answered with a reject frame (when possible), closed and logged; they do
 // not stop or alter the rendezvous. A rejected rank gets CommError with the reason.
@@ -34,7 +37,8 @@ class Rendezvous {
   uint16_t port() const;
 
   // Exchanges addresses; returns one entry per rank. Throws CommError at the
-  // deadline (naming the ranks still missing) or when rank 0 rejects this rank.
+  // deadline (naming the ranks still missing) or when rank 0 rejects this rank,
+  // InvalidArgument when `mine` has a host or node name over 255 characters.
   std::vector<RankAddress> run(const RankAddress& mine, SteadyClock::time_point deadline);
 
   struct State;

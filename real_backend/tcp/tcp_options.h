@@ -26,9 +26,11 @@ struct TcpOptions {
   int gpus_per_node = 0;                  // > 0 overrides node_name: node = rank / gpus_per_node
   double connect_timeout_s = 60.0;        // rendezvous + mesh, as a whole
   double op_timeout_s = 300.0;            // one send/recv waiting longer fails
-  double peer_silence_timeout_s =
-      8.0;  // no byte (not even a heartbeat) from a peer this long fails
-  double heartbeat_interval_s = 1.0;
+  // Liveness: the I/O thread sends a heartbeat every interval on idle connections; a peer
+  // silent (no byte, not even a heartbeat) this long fails the rank. 4 s + one interval to
+  // notice + `compopt launch`'s 3 s grace keeps a hung rank's job under 10 s end to end.
+  double peer_silence_timeout_s = 4.0;
+  double heartbeat_interval_s = 0.5;
   double linger_s = 10.0;  // close(): wait this long for every peer's goodbye
   uint64_t max_message_bytes = uint64_t{16} << 30;  // larger data frames are refused as corrupt
   // Ring collectives send blocks in pieces of this size, one piece ahead (Transport::

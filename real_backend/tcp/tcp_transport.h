@@ -51,6 +51,11 @@ class TcpTransport final : public Transport {
   // rank), then closes. Never throws.
   void abort(const std::string& reason);
 
+  // Throws the failure the I/O thread recorded, if any (PeerFailed naming a peer that
+  // died, aborted or stopped responding). For ranks that wait outside this transport,
+  // like NCCL kernels bootstrapped over it: the mesh's heartbeats keep running meanwhile.
+  void throw_if_failed() const { inbox_.throw_if_failed(); }
+
   class Io;  // the I/O thread's state (tcp_transport.cc)
 
  private:

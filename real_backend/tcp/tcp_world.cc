@@ -1,10 +1,14 @@
 #include "real_backend/tcp/tcp_world.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <future>
+#include <iterator>
 #include <map>
 #include <thread>
 
@@ -33,6 +37,23 @@ std::vector<int> node_ids(const TcpOptions& o, const std::vector<RankAddress>& t
   return nodes;
 }
 
+// The full mesh holds one socket per peer on top of the files open now: raise the soft
+// open-file limit toward the hard one when the world needs more (often 1024 by default).
+void ensure_file_limit(const TcpOptions& o) {
+  const auto open_now = static_cast<rlim_t>(std::distance(
+      std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{}));
+  const auto needed = open_now + static_cast<rlim_t>(o.world_size) + 64;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
+  const rlimit raised{std::min(needed, limit.rlim_max), limit.rlim_max};
+  if (raised.rlim_cur < needed || ::setrlimit(RLIMIT_NOFILE, &raised) != 0) {
+    throw CommError(fmt::format(
+        "rank {}: a world of {} ranks needs about {} open files (one socket per peer), the "
+        "limit is {} (hard {}): raise it with ulimit -n",
+        o.rank, o.world_size, needed, limit.rlim_cur, limit.rlim_max));
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<TcpTransport> connect_tcp(TcpOptions o,
@@ -48,6 +69,7 @@ std::unique_ptr<TcpTransport> connect_tcp(TcpOptions o,
     o.advertise_addr = o.listen_addr;
   }
   if (o.node_name.empty()) o.node_name = host_name();
+  ensure_file_limit(o);
   const auto deadline =
       SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
                                std::chrono::duration<double>(o.connect_timeout_s));

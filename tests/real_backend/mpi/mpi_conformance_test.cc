@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <thread>
 
 #include "core/comm/collectives/compressed_allreduce.h"
 #include "core/util/error.h"
+#include "real_backend/mpi/mpi_liveness.h"
 #include "real_backend/mpi/mpi_world.h"
 #include "tests/conformance/compressed_reference.h"
 #include "tests/conformance/conformance_params.h"
@@ -165,6 +168,23 @@ TEST(MpiTransportTest, SizeMismatchIsACommErrorAndLargeMessagesArrive) {
   comm.barrier();
 }
 
+// Liveness is not an operation timeout: with a 0.3 s budget, a rank busy for 1.5 s (its
+// peers waiting in a barrier meanwhile) is not failed, since heartbeats come from the
+// liveness thread. A false failure would MPI_Abort the whole test.
+TEST(MpiLivenessTest, RankBusyForFiveBudgetsIsNotFailed) {
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_MULTIPLE) GTEST_SKIP() << "MPI without MPI_THREAD_MULTIPLE";
+  Communicator comm(*g_transport);
+  const double start = MPI_Wtime();
+  {
+    mpi::MpiLiveness liveness(MPI_COMM_WORLD, 0.05, 0.3);
+    if (comm.rank() == comm.size() - 1) std::this_thread::sleep_for(std::chrono::seconds(1) * 1.5);
+    comm.barrier();
+  }
+  EXPECT_GE(MPI_Wtime() - start, 1.4);
+}
+
 // Prints failed assertions of ranks other than 0, which have no result printer.
 class FailurePrinter : public ::testing::EmptyTestEventListener {
  public:
@@ -186,7 +206,7 @@ class FailurePrinter : public ::testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);  // MpiLivenessTest
   ::testing::InitGoogleTest(&argc, argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -120,6 +120,10 @@ TEST(TcpFrameFaultTest, TruncatedFrameNamesThePeer) {
         {.kind = FrameKind::kData, .channel = 9, .length = p.size(), .payload_crc = crc32_of(p)});
     asio::write(s, asio::buffer(h));
     asio::write(s, asio::buffer(p.data(), p.size() / 2));
+    // FIN after the half frame; closing at once with rank 0's unread heartbeat in the receive
+    // buffer would send a reset and drop the half frame's unsent bytes.
+    s.shutdown(tcp::socket::shutdown_send);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     s.close();
   });
   EXPECT_THAT(
@@ -150,31 +154,47 @@ TEST(TcpFrameFaultTest, GarbageAfterTheHandshakeIsACorruptFrame) {
   EXPECT_THAT(error, HasSubstr("corrupt frame from rank 1: bad frame magic"));
 }
 
-TEST(TcpFrameFaultTest, SilentPeerFailsAfterTheSilenceTimeout) {
+// Rank 0's error when a hand-made rank 1 sends `heartbeats` heartbeats, then nothing for
+// `silent_ms` (its connection stays open) before closing.
+std::string error_when_peer_goes_silent(double connect_timeout_s, int heartbeats, int silent_ms) {
   bool got = false;
   std::string error;
-  {
-    std::promise<uint16_t> port;
-    std::thread zero([&] {
-      TcpOptions o = test_options(0, 2, kToken);
-      o.peer_silence_timeout_s = 1.0;
-      o.heartbeat_interval_s = 0.2;
-      try {
-        auto t = connect_tcp(o, [&](uint16_t p) { port.set_value(p); });
-        std::vector<std::byte> x(8);
-        t->recv(1, 9, x);
-        got = true;
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-    });
-    fake_rank_one(port.get_future().get(), [](tcp::socket&) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // connected, but no heartbeat
-    });
-    zero.join();
-  }
+  std::promise<uint16_t> port;
+  std::thread zero([&] {
+    TcpOptions o = test_options(0, 2, kToken);
+    o.peer_silence_timeout_s = 1.0;
+    o.heartbeat_interval_s = 0.2;
+    o.connect_timeout_s = connect_timeout_s;
+    try {
+      auto t = connect_tcp(o, [&](uint16_t p) { port.set_value(p); });
+      std::vector<std::byte> x(8);
+      t->recv(1, 9, x);
+      got = true;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  fake_rank_one(port.get_future().get(), [&](tcp::socket& s) {
+    for (int i = 0; i < heartbeats; ++i)
+      asio::write(s, asio::buffer(encode_header({.kind = FrameKind::kHeartbeat})));
+    std::this_thread::sleep_for(std::chrono::milliseconds(silent_ms));
+  });
+  zero.join();
   EXPECT_FALSE(got);
-  EXPECT_THAT(error, HasSubstr("nothing heard from rank 1"));
+  return error;
+}
+
+TEST(TcpFrameFaultTest, SilentPeerFailsAfterTheSilenceTimeout) {
+  // Heard once, then silent for 2.5 s > the 1 s budget: rank 0 fails it (not the close).
+  EXPECT_THAT(error_when_peer_goes_silent(15.0, 1, 2500),
+              HasSubstr("rank 0: rank 1 stopped responding (nothing heard for"));
+}
+
+TEST(TcpFrameFaultTest, PeerNeverHeardGetsTheConnectTimeoutBeforeItIsFailed) {
+  // Never heard: 2.5 s of silence is within the 4 s connect budget, so rank 0 sees the close.
+  EXPECT_THAT(error_when_peer_goes_silent(4.0, 0, 2500), HasSubstr("died or was killed"));
+  // ... and past that budget the silence fails it.
+  EXPECT_THAT(error_when_peer_goes_silent(2.0, 0, 3500), HasSubstr("stopped responding"));
 }
 
 }  // namespace
