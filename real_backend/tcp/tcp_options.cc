@@ -12,11 +12,15 @@ namespace compopt::tcp {
 
 namespace {
 
-// torchrun's agent holds MASTER_PORT (its TCPStore), so under torchrun compopt's rank 0
-// listens on the next port; every rank derives the same port from the same variables.
+// Under torchrun its agent's store holds MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True, the
+// default static rendezvous), so compopt's rank 0 listens on the next port; when torchrun says
+// its workers do not share its store (False: --standalone and other c10d rendezvous on torch
+// 1.13), MASTER_PORT is a port it found free and is used as it is. Every rank derives the same.
 uint16_t rendezvous_port(const char* master_port, bool under_torchrun) {
   const long port = parse_env_integer("MASTER_PORT", master_port, 1, 65535);
-  if (!under_torchrun) return static_cast<uint16_t>(port);
+  const char* agent_store = env_value("TORCHELASTIC_USE_AGENT_STORE");
+  if (!under_torchrun || (agent_store != nullptr && std::string_view(agent_store) == "False"))
+    return static_cast<uint16_t>(port);
   if (port == 65535) {
     throw InvalidArgument(
         "MASTER_PORT='65535' under torchrun: compopt's rank 0 listens on MASTER_PORT + 1 "

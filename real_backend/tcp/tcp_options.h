@@ -8,8 +8,9 @@
 // COMPOPT_JOB_TOKEN, and optionally COMPOPT_LISTEN_ADDR, COMPOPT_ADVERTISE_ADDR,
 // COMPOPT_NODE_NAME, COMPOPT_TCP_TIMEOUT_S, COMPOPT_TCP_PIPELINE_BYTES. Every value can also be set
 // in code. Under torchrun (TORCHELASTIC_RUN_ID set), whose agent keeps its own store on
-// MASTER_PORT, rank 0 listens on MASTER_PORT + 1 instead, and without COMPOPT_JOB_TOKEN the
-// token is derived from the run id (core/util/job_token.h).
+// MASTER_PORT, rank 0 listens on MASTER_PORT + 1 instead (unless TORCHELASTIC_USE_AGENT_STORE
+// is False: then torchrun's store is elsewhere), and without COMPOPT_JOB_TOKEN the token is
+// derived from the run id (core/util/job_token.h).
 
 #include <cstdint>
 #include <string>

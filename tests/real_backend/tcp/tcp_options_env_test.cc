@@ -1,5 +1,6 @@
 // The environment of torchrun and of `compopt launch` as TCP options: under torchrun
-// (TORCHELASTIC_RUN_ID set) rank 0 listens on MASTER_PORT + 1 and the job token comes from the
+// (TORCHELASTIC_RUN_ID set) rank 0 listens on MASTER_PORT + 1 (MASTER_PORT itself when
+// TORCHELASTIC_USE_AGENT_STORE=False) and the job token comes from the
 // run id unless COMPOPT_JOB_TOKEN is set; outside it, MASTER_PORT and the token are taken as
 // they are.
 
@@ -22,8 +23,9 @@ using testing_support::invalid_argument_message;
 class LaunchEnv {
  public:
   explicit LaunchEnv(const std::map<std::string, std::string>& values) {
-    for (const char* name : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
-                             "COMPOPT_JOB_TOKEN", "TORCHELASTIC_RUN_ID"}) {
+    for (const char* name :
+         {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "COMPOPT_JOB_TOKEN",
+          "TORCHELASTIC_RUN_ID", "TORCHELASTIC_USE_AGENT_STORE"}) {
       ::unsetenv(name);
     }
     for (const auto& [name, value] : values) {
@@ -61,6 +63,18 @@ TEST(TcpOptionsTorchrun, TorchrunEnvironmentAloneGivesAValidRank) {
   EXPECT_EQ(o.master_port, 29501) << "torchrun's store holds 29500";
   EXPECT_EQ(o.token, "85944171f73967e80eacee9155645b45");  // FNV-1a of "foobar", see job_token.h
   EXPECT_NO_THROW(validate(o));
+}
+
+TEST(TcpOptionsTorchrun, PortIsMasterPortWhenTorchrunsStoreIsElsewhere) {
+  auto values = torchrun_env("foobar");
+  values["TORCHELASTIC_USE_AGENT_STORE"] = "True";  // static rendezvous: its store on 29500
+  {
+    LaunchEnv env(values);
+    EXPECT_EQ(tcp_options_from_env().master_port, 29501);
+  }
+  values["TORCHELASTIC_USE_AGENT_STORE"] = "False";  // e.g. --standalone: 29500 was found free
+  LaunchEnv env(values);
+  EXPECT_EQ(tcp_options_from_env().master_port, 29500);
 }
 
 TEST(TcpOptionsTorchrun, ExplicitJobTokenWinsOverTheRunId) {
