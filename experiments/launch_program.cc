@@ -29,7 +29,7 @@ std::string find_program(const std::string& program, const char* path) {
     size_t end = dirs.find(':', start);
     if (end == std::string_view::npos) end = dirs.size();
     const std::string_view dir = dirs.substr(start, end - start);  // empty: the current directory
-    const std::string candidate = dir.empty() ? program : fmt::format("{}/{}", dir, program);
+    std::string candidate = dir.empty() ? program : fmt::format("{}/{}", dir, program);
     if (executable_file(candidate)) return candidate;
     start = end + 1;
   }
