@@ -258,6 +258,8 @@ void reap(std::vector<RankProcess>& ranks, std::vector<RankEnd>& failures) {
 bool any(const std::vector<RankProcess>& ranks, bool (*test)(const RankProcess&)) {
   return std::any_of(ranks.begin(), ranks.end(), test);
 }
+bool is_running(const RankProcess& p) { return p.running; }
+bool has_open_output(const RankProcess& p) { return p.fds[0] >= 0 || p.fds[1] >= 0; }
 
 // Runs the ranks to their end; returns the failures in the order the ranks ended.
 std::vector<RankEnd> supervise(std::vector<RankProcess>& ranks, const ChildExitPipe& exits,
@@ -265,7 +267,7 @@ std::vector<RankEnd> supervise(std::vector<RankProcess>& ranks, const ChildExitP
   using Clock = std::chrono::steady_clock;
   std::vector<RankEnd> failures;
   Clock::time_point failed_at;
-  while (any(ranks, [](const RankProcess& p) { return p.running; })) {
+  while (any(ranks, is_running)) {
     pump(ranks, exits, 100);
     const bool first = failures.empty();
     reap(ranks, failures);
@@ -283,10 +285,8 @@ std::vector<RankEnd> supervise(std::vector<RankProcess>& ranks, const ChildExitP
       p.killed_by_launcher = true;
     }
   }
-  for (int i = 0;
-       i < 20 && any(ranks, [](const RankProcess& p) { return p.fds[0] >= 0 || p.fds[1] >= 0; });
-       ++i)
-    pump(ranks, exits, 10);  // what the ranks wrote last
+  for (int i = 0; i < 20 && any(ranks, has_open_output); ++i)
+    pump(ranks, exits, 10);  // the last lines
   for (RankEnd& end : failures) {
     for (const RankProcess& p : ranks) {
       if (p.rank == end.rank) end.last_error = p.last_error;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -49,15 +50,34 @@ int named_rank(std::string_view message, int own_rank, int world_size) {
   return named;
 }
 
+size_t root_cause(const std::vector<RankEnd>& failures, int world_size) {
+  size_t at = 0;
+  std::vector<bool> visited(failures.size(), false);
+  for (;;) {
+    visited[at] = true;
+    const RankEnd& end = failures[at];
+    if (!WIFEXITED(end.status)) return at;  // killed: it did not fail because of a peer
+    const int named = named_rank(end.last_error, end.rank, world_size);
+    const auto next = std::find_if(failures.begin(), failures.end(),
+                                   [&](const RankEnd& e) { return e.rank == named; });
+    if (next == failures.end() || visited[static_cast<size_t>(next - failures.begin())]) return at;
+    at = static_cast<size_t>(next - failures.begin());
+  }
+}
+
 std::string failure_summary(const std::vector<RankEnd>& failures, int world_size) {
   const RankEnd& first = failures.front();
-  std::string text =
-      fmt::format("rank {} {}, the first rank to fail", first.rank, describe_status(first.status));
+  const RankEnd& root = failures[root_cause(failures, world_size)];
+  std::string text = fmt::format("rank {} {}", root.rank, describe_status(root.status));
+  text += root.rank == first.rank
+              ? ", the first rank to fail"
+              : fmt::format(", the cause named by the first rank to fail, rank {} ({})", first.rank,
+                            describe_status(first.status));
   std::map<int, std::vector<int>> blamers;  // named rank -> ranks whose error names it
   std::vector<int> order;                   // named ranks in the order they were first named
   for (const RankEnd& end : failures) {
-    const int named = named_rank(end.last_error, end.rank, world_size);
-    if (named < 0) continue;
+    const int named = WIFEXITED(end.status) ? named_rank(end.last_error, end.rank, world_size) : -1;
+    if (named < 0) continue;  // no name, or a killed rank's last line, which is no error
     if (blamers[named].empty()) order.push_back(named);
     blamers[named].push_back(end.rank);
   }

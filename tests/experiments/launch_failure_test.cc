@@ -52,6 +52,31 @@ TEST(LaunchFailure, SummaryNamesTheFirstFailureAndWhomTheOthersBlame) {
             "ranks 1, 0 name rank 3");
 }
 
+TEST(LaunchFailure, KilledRankReapedAfterItsPeerIsStillTheRootCause) {
+  // The peer saw rank 3's sockets close and exited before rank 3's teardown ended.
+  const std::vector<RankEnd> failures{
+      {.rank = 1, .status = exited(1), .last_error = "rank 1: lost connection to rank 3"},
+      {.rank = 3, .status = killed(SIGKILL), .last_error = "progress at rank 1"},
+      {.rank = 0, .status = exited(1), .last_error = "rank 0: truncated frame from rank 3"}};
+  EXPECT_EQ(root_cause(failures, 4), 1u) << "a killed rank's own lines are not followed";
+  EXPECT_EQ(failure_summary(failures, 4),
+            "rank 3 was killed by signal 9 (Killed), the cause named by the first rank to fail, "
+            "rank 1 (exited with code 1); the errors of ranks 1, 0 name rank 3");
+}
+
+TEST(LaunchFailure, BlameIsFollowedThroughPassedOnFailures) {
+  const std::vector<RankEnd> failures{
+      {.rank = 0, .status = exited(1), .last_error = "rank 0: peer rank 2 failed: rank 2: boom"},
+      {.rank = 2, .status = exited(1), .last_error = "rank 2: boom"},
+      {.rank = 1, .status = exited(1), .last_error = "rank 1: peer rank 0 failed"}};
+  EXPECT_EQ(root_cause(failures, 3), 1u);
+  // Blame that loops ends where it started.
+  const std::vector<RankEnd> loop{
+      {.rank = 0, .status = exited(1), .last_error = "rank 0: lost rank 1"},
+      {.rank = 1, .status = exited(1), .last_error = "rank 1: lost rank 0"}};
+  EXPECT_EQ(root_cause(loop, 2), 1u);
+}
+
 TEST(LaunchFailure, SummaryOfANoticingRankPointsAtTheBlamedOne) {
   // Rank 5 hung (on another node, say): rank 0 noticed first and names it.
   const std::vector<RankEnd> failures{
