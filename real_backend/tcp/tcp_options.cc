@@ -3,22 +3,60 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <random>
+#include <string_view>
 
 #include "core/util/env.h"
 #include "core/util/error.h"
 
 namespace compopt::tcp {
 
+namespace {
+
+// Under torchrun its agent's store holds MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True, the
+// default static rendezvous), so compopt's rank 0 listens on the next port; when torchrun says
+// its workers do not share its store (False: --standalone and other c10d rendezvous on torch
+// 1.13), MASTER_PORT is a port it found free and is used as it is. Every rank derives the same.
+uint16_t rendezvous_port(const char* master_port, bool under_torchrun) {
+  const long port = parse_env_integer("MASTER_PORT", master_port, 1, 65535);
+  const char* agent_store = env_value("TORCHELASTIC_USE_AGENT_STORE");
+  if (!under_torchrun || (agent_store != nullptr && std::string_view(agent_store) == "False"))
+    return static_cast<uint16_t>(port);
+  if (port == 65535) {
+    throw InvalidArgument(
+        "MASTER_PORT='65535' under torchrun: compopt's rank 0 listens on MASTER_PORT + 1 "
+        "(torchrun's store holds MASTER_PORT), expected at most 65534");
+  }
+  return static_cast<uint16_t>(port + 1);
+}
+
+// A job token from torchrun's run id, for jobs started without COMPOPT_JOB_TOKEN. The run id
+// "none" is torchrun's default without --rdzv-id or --standalone: public, so rank 0 says so.
+std::string token_from_run_id(const char* run_id, const TcpOptions& o) {
+  if (std::string_view(run_id) == "none" && o.rank == 0 && !o.quiet) {
+    fmt::print(stderr,
+               "compopt tcp: warning: job token derived from torchrun's default run id 'none', "
+               "which anyone can guess; pass torchrun --rdzv-id <secret> or --standalone, or set "
+               "COMPOPT_JOB_TOKEN\n");
+  }
+  return job_token_from_run_id(run_id);
+}
+
+}  // namespace
+
 TcpOptions tcp_options_from_env(TcpOptions o) {
+  const char* torchrun_run_id = env_value("TORCHELASTIC_RUN_ID");
   if (const char* v = env_value("RANK"))
     o.rank = static_cast<int>(parse_env_integer("RANK", v, 0, 1 << 20));
   if (const char* v = env_value("WORLD_SIZE"))
     o.world_size = static_cast<int>(parse_env_integer("WORLD_SIZE", v, 1, 1 << 20));
   if (const char* v = env_value("MASTER_ADDR")) o.master_addr = v;
   if (const char* v = env_value("MASTER_PORT"))
-    o.master_port = static_cast<uint16_t>(parse_env_integer("MASTER_PORT", v, 1, 65535));
-  if (const char* v = env_value("COMPOPT_JOB_TOKEN")) o.token = v;
+    o.master_port = rendezvous_port(v, torchrun_run_id != nullptr);
+  if (const char* v = env_value("COMPOPT_JOB_TOKEN")) {
+    o.token = v;
+  } else if (torchrun_run_id != nullptr) {
+    o.token = token_from_run_id(torchrun_run_id, o);
+  }
   if (const char* v = env_value("COMPOPT_LISTEN_ADDR")) o.listen_addr = v;
   if (const char* v = env_value("COMPOPT_ADVERTISE_ADDR")) o.advertise_addr = v;
   if (const char* v = env_value("COMPOPT_NODE_NAME")) o.node_name = v;
@@ -66,13 +104,6 @@ void validate(const TcpOptions& o) {
         fmt::format("tcp: heartbeat interval {} s, expected below half the silence timeout {} s",
                     o.heartbeat_interval_s, o.peer_silence_timeout_s));
   }
-}
-
-std::string random_job_token() {
-  std::random_device device;
-  std::string token;
-  for (int i = 0; i < 4; ++i) token += fmt::format("{:08x}", static_cast<uint32_t>(device()));
-  return token;
 }
 
 }  // namespace compopt::tcp

@@ -7,10 +7,15 @@
 // tcp_options_from_env() reads RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
 // COMPOPT_JOB_TOKEN, and optionally COMPOPT_LISTEN_ADDR, COMPOPT_ADVERTISE_ADDR,
 // COMPOPT_NODE_NAME, COMPOPT_TCP_TIMEOUT_S, COMPOPT_TCP_PIPELINE_BYTES. Every value can also be set
-// in code.
+// in code. Under torchrun (TORCHELASTIC_RUN_ID set), whose agent keeps its own store on
+// MASTER_PORT, rank 0 listens on MASTER_PORT + 1 instead (unless TORCHELASTIC_USE_AGENT_STORE
+// is False: then torchrun's store is elsewhere), and without COMPOPT_JOB_TOKEN the token is
+// derived from the run id (core/util/job_token.h).
 
 #include <cstdint>
 #include <string>
+
+#include "core/util/job_token.h"
 
 namespace compopt::tcp {
 
@@ -45,8 +50,5 @@ TcpOptions tcp_options_from_env(TcpOptions defaults = {});
 
 // Throws InvalidArgument naming the first bad field.
 void validate(const TcpOptions& options);
-
-// A random token of 32 hex digits from std::random_device.
-std::string random_job_token();
 
 }  // namespace compopt::tcp
