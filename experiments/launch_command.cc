@@ -94,6 +94,7 @@ RankProcess start_rank(const std::string& exe, const LaunchOptions& o, int rank,
     ::setenv("RANK", std::to_string(rank).c_str(), 1);
     ::setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
     ::setenv("WORLD_SIZE", std::to_string(o.ranks).c_str(), 1);
+    ::setenv("LOCAL_WORLD_SIZE", std::to_string(o.ranks).c_str(), 1);  // cores per rank
     ::setenv("MASTER_ADDR", "127.0.0.1", 1);
     ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
     ::setenv("COMPOPT_JOB_TOKEN", token.c_str(), 1);
