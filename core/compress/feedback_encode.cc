@@ -19,7 +19,7 @@ namespace {
 // compressor a block starts on a payload byte and its payload is the byte range
 // [payload_bytes(begin), payload_bytes(begin) + payload_bytes(n)) (compressor.h).
 constexpr size_t kTask = 65536;
-constexpr size_t kBlock = 2048;
+constexpr size_t kBlock = 1024;
 
 // Runs fn(begin, n) on consecutive blocks of [0, k): tasks of kTask elements in parallel, blocks
 // of kBlock elements inside a task in order. Every element is written by one call only.
