@@ -104,8 +104,8 @@ float encode_with_feedback(const Compressor& c, ErrorFeedback& ef, std::span<con
                           std::to_string(x.size()) +
                           " elements, expected at most the error feedback's " + std::to_string(k));
   }
-  if (payload.size() !=
-      c.payload_bytes(k)) {  // the message only on failure: calls allocate nothing
+  // The message is built only on failure, so a call allocates nothing.
+  if (payload.size() != c.payload_bytes(k)) {
     check_payload_size(c.name() + " encode_with_feedback", k, payload.size(), c.payload_bytes(k));
   }
   if (dynamic_cast<const SignCompressor*>(&c) != nullptr) {
@@ -133,7 +133,9 @@ float average_encode_with_feedback(const Compressor& c, std::span<const float> s
     return sign_server_encode_with_feedback(scales, payloads, ef.mutable_error(), payload);
   }
   const auto divisor = static_cast<float>(n);
-  if (!c.chunkable()) {  // whole-vector decodes into the state's scratch: z, then each piece
+  // Not chunkable: whole-vector decodes into the state's scratch, z then each piece; z is folded
+  // into the error before finish_encode reuses the scratch for the decoded result.
+  if (!c.chunkable()) {
     const std::span<float> both = ef.scratch(2 * k), z = both.first(k), piece = both.last(k);
     std::fill(z.begin(), z.end(), 0.0f);
     for (size_t i = 0; i < n; ++i) {
