@@ -26,8 +26,17 @@ class ErrorFeedback {
   void update(std::span<const float> y, std::span<const float> decoded);
   void reset() { std::fill(error_.begin(), error_.end(), 0.0f); }
 
+  // n floats of working memory owned by this state, for callers that need a full-length temporary
+  // (feedback_encode.h with a compressor that is not chunkable): allocated on first use, reused
+  // by later calls, never part of the state (size, reset and checkpoints ignore it).
+  std::span<float> scratch(size_t n) {
+    if (scratch_.size() < n) scratch_.resize(n);
+    return std::span<float>(scratch_).first(n);
+  }
+
  private:
   std::vector<float> error_;
+  std::vector<float> scratch_;
 };
 
 }  // namespace compopt

@@ -1,8 +1,13 @@
 #pragma once
 // Error feedback around any compressor (docs/algorithms.md), in the two forms the compressed
 // allreduce needs. Results are exactly those of ErrorFeedback::compensate, Compressor::encode,
-// Compressor::decode and ErrorFeedback::update in sequence; `sign` takes the fused kernels of
-// sign_feedback.h, the other compressors that sequence.
+// Compressor::decode and ErrorFeedback::update in sequence, computed without full-length
+// temporaries: y is built in the error buffer itself, and `sign` takes the fused kernels of
+// sign_feedback.h. A chunkable compressor without a scale (binary, fp16, identity) runs the whole
+// sequence block by block in one pass (its payload does not depend on the split, compressor.h);
+// one with a scale (nbit) encodes y once and updates the error block by block; one that is not
+// chunkable (topk) decodes into ErrorFeedback::scratch, allocated once per state. Blocks run on
+// the pool of parallel_for.h.
 //
 // Sizes: ef.size() = k, payload.size() == c.payload_bytes(k), otherwise InvalidArgument.
 

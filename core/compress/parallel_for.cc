@@ -34,8 +34,9 @@ class Pool {
 
   pid_t owner() const { return owner_; }
 
-  // Runs the job with the pool's help; false (nothing run) when another caller holds the pool.
-  bool try_run(size_t tasks, detail::TaskCall call, const void* context) {
+  // Runs the job with the help of up to `threads` - 1 workers; false (nothing run) when another
+  // caller holds the pool.
+  bool try_run(size_t tasks, size_t threads, detail::TaskCall call, const void* context) {
     bool expected = false;
     if (!busy_.compare_exchange_strong(expected, true, std::memory_order_acquire)) return false;
     {
@@ -48,7 +49,7 @@ class Pool {
       error_ = nullptr;
       joined_ = 0;
       std::fegetenv(&fenv_);
-      max_helpers_ = std::min(workers_.size(), tasks - 1);
+      max_helpers_ = std::min({workers_.size(), tasks - 1, threads - 1});
       open_ = true;
       ++generation_;
     }
@@ -154,7 +155,8 @@ class Pool {
   std::exception_ptr error_;
 };
 
-std::atomic<size_t> g_thread_override{0};  // 0: none
+std::atomic<size_t> g_thread_override{0};   // 0: none
+std::atomic<size_t> g_in_process_ranks{0};  // sum over the live LocalRanksScopes
 std::atomic<Pool*> g_pool{nullptr};
 std::mutex g_resize_mutex;  // serializes set_thread_count
 
@@ -163,11 +165,35 @@ size_t hardware_threads() {
   return n == 0 ? 1 : std::min<size_t>(n, kMaxThreads);
 }
 
+// Launchers' variables for the number of ranks on this host, in the order they are consulted.
+constexpr const char* kLocalSizeVariables[] = {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                               "MPI_LOCALNRANKS"};
+constexpr size_t kMaxLocalRanks = 1 << 20;
+
+// The integer in 1..max that `name`=`value` holds; InvalidArgument naming both otherwise.
+size_t parse_count(const char* name, std::string_view text, size_t max) {
+  size_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n < 1 || n > max) {
+    throw InvalidArgument(std::string(name) + "=\"" + std::string(text) +
+                          "\": expected an integer in 1.." + std::to_string(max));
+  }
+  return n;
+}
+
+// Threads the pool starts with: every job then takes at most thread_count() of them.
+size_t pool_threads() {
+  const size_t forced = g_thread_override.load(std::memory_order_relaxed);
+  if (forced != 0) return forced;
+  const char* env = std::getenv("COMPOPT_THREADS");
+  return env != nullptr && *env != '\0' ? thread_count_from_env(env) : hardware_threads();
+}
+
 // The pool of this process (a forked child gets a fresh one: the parent's threads are gone).
 Pool& pool() {
   Pool* current = g_pool.load(std::memory_order_acquire);
   while (current == nullptr || current->owner() != getpid()) {
-    auto* fresh = new Pool(thread_count());
+    auto* fresh = new Pool(pool_threads());
     fresh->retired = current;
     if (g_pool.compare_exchange_strong(current, fresh, std::memory_order_acq_rel)) return *fresh;
     fresh->retired = nullptr;
@@ -179,20 +205,42 @@ Pool& pool() {
 }  // namespace
 
 size_t thread_count_from_env(const char* value) {
-  if (value == nullptr || *value == '\0') return hardware_threads();
-  const std::string_view text(value);
-  size_t n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size() || n < 1 || n > kMaxThreads) {
-    throw InvalidArgument("COMPOPT_THREADS=\"" + std::string(text) +
-                          "\": expected an integer in 1.." + std::to_string(kMaxThreads));
+  if (value == nullptr || *value == '\0') {
+    return std::max<size_t>(1, hardware_threads() / ranks_on_this_host());
   }
-  return n;
+  return parse_count("COMPOPT_THREADS", value, kMaxThreads);
 }
+
+size_t default_thread_count() { return thread_count_from_env(std::getenv("COMPOPT_THREADS")); }
 
 size_t thread_count() {
   const size_t forced = g_thread_override.load(std::memory_order_relaxed);
-  return forced != 0 ? forced : thread_count_from_env(std::getenv("COMPOPT_THREADS"));
+  return forced != 0 ? forced : default_thread_count();
+}
+
+size_t ranks_on_this_host() {
+  size_t processes = 1;
+  for (const char* name : kLocalSizeVariables) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') {
+      processes = parse_count(name, value, kMaxLocalRanks);
+      break;
+    }
+  }
+  const size_t threads = g_in_process_ranks.load(std::memory_order_relaxed);
+  return processes * std::max<size_t>(1, threads);
+}
+
+LocalRanksScope::LocalRanksScope(size_t ranks) : ranks_(ranks) {
+  if (ranks < 1 || ranks > kMaxLocalRanks) {
+    throw InvalidArgument("LocalRanksScope(" + std::to_string(ranks) + "): expected 1.." +
+                          std::to_string(kMaxLocalRanks) + " ranks");
+  }
+  g_in_process_ranks.fetch_add(ranks, std::memory_order_relaxed);
+}
+
+LocalRanksScope::~LocalRanksScope() {
+  g_in_process_ranks.fetch_sub(ranks_, std::memory_order_relaxed);
 }
 
 void set_thread_count(size_t threads) {
@@ -209,7 +257,8 @@ void set_thread_count(size_t threads) {
 namespace detail {
 
 void run_tasks(size_t tasks, TaskCall call, const void* context) {
-  if (tasks >= 2 && thread_count() > 1 && pool().try_run(tasks, call, context)) return;
+  const size_t threads = tasks >= 2 ? thread_count() : 1;
+  if (threads > 1 && pool().try_run(tasks, threads, call, context)) return;
   for (size_t t = 0; t < tasks; ++t) call(context, t);
 }
 

@@ -14,8 +14,11 @@
 // (rounding mode, FTZ/DAZ). The pool starts on first use; a forked child starts its own.
 //
 // Thread count: set_thread_count(n) if called, else COMPOPT_THREADS (an integer in 1..kMaxThreads)
-// if set, else std::thread::hardware_concurrency(). A task that throws: the first exception is
-// rethrown to the caller once every running task has returned (tasks not yet started are skipped).
+// if set, else the cores per rank: std::thread::hardware_concurrency() / ranks_on_this_host(), at
+// least 1, so ranks sharing a host do not oversubscribe its cores (each rank process has its own
+// pool; in-process ranks share one pool, which still gives each job at most that many threads). A
+// task that throws: the first exception is rethrown to the caller once every running task has
+// returned (tasks not yet started are skipped).
 
 #include <cstddef>
 
@@ -26,14 +29,35 @@ inline constexpr size_t kMaxThreads = 256;
 // the wake-up of a pool thread costs more than it saves).
 inline constexpr size_t kParallelMinElements = size_t{1} << 18;
 
-// Threads a parallel_for may use (>= 1). Throws InvalidArgument naming the value when
-// COMPOPT_THREADS is set to something other than an integer in 1..kMaxThreads.
+// Threads a parallel_for may use (>= 1): set_thread_count's value, else default_thread_count().
 size_t thread_count();
+// COMPOPT_THREADS if set, else max(1, hardware threads / ranks_on_this_host()). Throws
+// InvalidArgument naming the variable and value when COMPOPT_THREADS or a local-size variable
+// holds something other than an integer in range.
+size_t default_thread_count();
+// Ranks sharing this host's cores: the launcher's local size (LOCAL_WORLD_SIZE from torchrun or
+// `compopt launch`, OMPI_COMM_WORLD_LOCAL_SIZE from Open MPI's mpirun, MPI_LOCALNRANKS from
+// MPICH's; the first one set, 1 if none) times the ranks this process runs as threads (the
+// LocalRanksScopes alive, 1 if none).
+size_t ranks_on_this_host();
+
+// While alive, counts `ranks` more ranks running as threads of this process (the Local backend,
+// in-process TCP ranks) in ranks_on_this_host(). Throws InvalidArgument for ranks < 1.
+class LocalRanksScope {
+ public:
+  explicit LocalRanksScope(size_t ranks);
+  ~LocalRanksScope();
+  LocalRanksScope(const LocalRanksScope&) = delete;
+  LocalRanksScope& operator=(const LocalRanksScope&) = delete;
+
+ private:
+  size_t ranks_;
+};
 // Overrides COMPOPT_THREADS and the hardware default; waits for a running parallel_for to finish.
 // Throws InvalidArgument unless 1 <= threads <= kMaxThreads.
 void set_thread_count(size_t threads);
-// The thread count that COMPOPT_THREADS=`value` asks for (hardware default when value is null or
-// empty); throws InvalidArgument for anything but an integer in 1..kMaxThreads.
+// The thread count that COMPOPT_THREADS=`value` asks for (the cores-per-rank default when value
+// is null or empty); throws InvalidArgument for anything but an integer in 1..kMaxThreads.
 size_t thread_count_from_env(const char* value);
 
 namespace detail {

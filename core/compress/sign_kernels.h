@@ -65,10 +65,11 @@ inline constexpr size_t kChunksPerTask = 4;
 // the pool from kParallelMinElements elements on; the result is the same either way.
 template <class Pass>
 double canonical_total(size_t k, const Pass& pass) {
+  constexpr size_t kStackChunks = 1024;  // vectors up to 2^26 elements allocate nothing
   const size_t chunks = (k + kNormChunk - 1) / kNormChunk;
-  double small[kChunksPerTask];
-  std::vector<double> large(chunks > kChunksPerTask ? chunks : 0);
-  double* sums = chunks > kChunksPerTask ? large.data() : small;
+  double small[kStackChunks];
+  std::vector<double> large(chunks > kStackChunks ? chunks : 0);
+  double* sums = chunks > kStackChunks ? large.data() : small;
   parallel_for_ranges(k, kChunksPerTask * kNormChunk, [&](size_t task, size_t begin, size_t end) {
     pass(begin, end, sums + task * kChunksPerTask);
   });

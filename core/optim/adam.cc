@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/optim/update_kernels.h"
 #include "core/optim/vector_ops.h"
 
 namespace compopt {
@@ -13,7 +14,7 @@ void adam_direction(const AdamOptions& o, int64_t t, float eps, std::span<const 
     c1 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta1), static_cast<double>(t)));
     c2 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta2), static_cast<double>(t)));
   }
-  for (size_t j = 0; j < u.size(); ++j) u[j] = (m[j] / c1) / (std::sqrt(v[j] / c2) + eps);
+  update_kernels().adam_direction(m.data(), v.data(), c1, c2, eps, u.data(), u.size());
 }
 
 Adam::Adam(std::string name, ParamLayout layout, CommonOptions common, AdamOptions adam,

@@ -1,21 +1,14 @@
 #include "core/optim/birder_state.h"
 
-#include <algorithm>
-#include <cmath>
-
+#include "core/optim/update_kernels.h"
 #include "core/util/error.h"
 
 namespace compopt {
 
 void BirderState::update(const BirderOptions& o, int64_t t, float eps, std::span<float> g) {
-  const float beta = o.beta;
   const bool use_max = o.amsgrad_max && t > o.amsgrad_start;
-  for (size_t j = 0; j < g.size(); ++j) {
-    m_[j] = beta * m_[j] + (1.0f - beta) * g[j];
-    b_hat_[j] = beta * b_hat_[j] + (1.0f - beta) * std::fabs(g[j]);
-    b_[j] = use_max ? std::max(b_[j], b_hat_[j]) : b_hat_[j];
-    g[j] = m_[j] / (b_[j] + eps);
-  }
+  update_kernels().birder(m_.data(), b_hat_.data(), b_.data(), g.data(), o.beta, eps, use_max,
+                          g.size());
 }
 
 void BirderState::save(OptimizerState& state, const std::string& prefix) const {

@@ -31,11 +31,11 @@ void Lamb::do_step(std::span<float> params, std::span<const float> grads, Commun
   for (size_t l = 0; l < layout().num_tensors(); ++l) {
     auto x = layout().slice(params, l);
     auto ul = layout().slice(u, l);
-    for (size_t j = 0; j < x.size(); ++j) ul[j] += wd * x[j];
+    add_scaled(ul, x, wd);
     const double c = lamb_coefficient(l2_norm(x), l2_norm(ul), lamb_.c_min, lamb_.c_max);
     coefficients_[l] = c;
     const auto step = static_cast<float>(lr * c);
-    for (size_t j = 0; j < x.size(); ++j) x[j] -= step * ul[j];
+    subtract_scaled(x, ul, step);
   }
 }
 

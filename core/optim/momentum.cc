@@ -1,22 +1,15 @@
 #include "core/optim/momentum.h"
 
-#include <cstddef>
+#include "core/optim/update_kernels.h"
 
 namespace compopt {
 
 void momentum_update(const MomentumOptions& o, std::span<float> m, std::span<const float> g,
                      std::span<float> dir) {
-  const float b = o.beta;
-  for (size_t j = 0; j < m.size(); ++j) {
-    const float gj = g[j];
-    if (o.form == MomentumForm::kPaper) {
-      m[j] = b * m[j] + (1.0f - b) * gj;
-      dir[j] = o.nesterov ? b * m[j] + (1.0f - b) * gj : m[j];
-    } else {
-      m[j] = b * m[j] + gj;
-      dir[j] = o.nesterov ? gj + b * m[j] : m[j];
-    }
-  }
+  const UpdateKernels& kernels = update_kernels();
+  const auto kernel =
+      o.form == MomentumForm::kPaper ? kernels.momentum_paper : kernels.momentum_pytorch;
+  kernel(m.data(), g.data(), o.beta, o.nesterov, dir.data(), m.size());
 }
 
 }  // namespace compopt

@@ -52,12 +52,12 @@ void OnebitLamb::warmup_step(std::span<float> params, std::span<const float> gra
   for (size_t l = 0; l < layout().num_tensors(); ++l) {
     auto x = layout().slice(params, l);
     auto ul = layout().slice(u, l);
-    for (size_t j = 0; j < x.size(); ++j) ul[j] += wd * x[j];
+    add_scaled(ul, x, wd);
     const double c = lamb_coefficient(l2_norm(x), l2_norm(ul), opt_.c_min, opt_.c_max);
     coefficients_[l] = c;
     c_avg_[l] = opt_.beta3 * c_avg_[l] + (1.0 - opt_.beta3) * c;
     const auto step = static_cast<float>(lr * c);
-    for (size_t j = 0; j < x.size(); ++j) x[j] -= step * ul[j];
+    subtract_scaled(x, ul, step);
   }
 }
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "core/optim/update_kernels.h"
+
 namespace compopt {
 
 double l1_norm(std::span<const float> x) {
@@ -18,15 +20,23 @@ double l2_norm(std::span<const float> x) {
 }
 
 void apply_update(std::span<float> x, std::span<const float> u, float lr, float weight_decay) {
-  for (size_t j = 0; j < x.size(); ++j) x[j] -= lr * (u[j] + weight_decay * x[j]);
+  update_kernels().apply_update(x.data(), u.data(), lr, weight_decay, x.size());
 }
 
 void ema(std::span<float> m, std::span<const float> g, float beta) {
-  for (size_t j = 0; j < m.size(); ++j) m[j] = beta * m[j] + (1.0f - beta) * g[j];
+  update_kernels().ema(m.data(), g.data(), beta, m.size());
 }
 
 void ema_square(std::span<float> v, std::span<const float> g, float beta) {
-  for (size_t j = 0; j < v.size(); ++j) v[j] = beta * v[j] + (1.0f - beta) * g[j] * g[j];
+  update_kernels().ema_square(v.data(), g.data(), beta, v.size());
+}
+
+void add_scaled(std::span<float> y, std::span<const float> x, float a) {
+  update_kernels().add_scaled(y.data(), x.data(), a, y.size());
+}
+
+void subtract_scaled(std::span<float> x, std::span<const float> u, float a) {
+  update_kernels().subtract_scaled(x.data(), u.data(), a, x.size());
 }
 
 }  // namespace compopt

@@ -1,7 +1,8 @@
 #pragma once
 // Small element-wise kernels shared by the optimizers. Norms accumulate in
 // double in index order, so they are deterministic and identical on every rank
-// given identical inputs.
+// given identical inputs. The element-wise updates run the kernels of update_kernels.h (AVX2
+// when the CPU has it), bit-identical to the plain loops their comments show.
 
 #include <span>
 
@@ -17,5 +18,9 @@ void apply_update(std::span<float> x, std::span<const float> u, float lr, float 
 void ema(std::span<float> m, std::span<const float> g, float beta);
 // v = beta*v + (1-beta)*g*g
 void ema_square(std::span<float> v, std::span<const float> g, float beta);
+// y += a*x
+void add_scaled(std::span<float> y, std::span<const float> x, float a);
+// x -= a*u
+void subtract_scaled(std::span<float> x, std::span<const float> u, float a);
 
 }  // namespace compopt

@@ -12,6 +12,7 @@
 #include <map>
 #include <thread>
 
+#include "core/compress/parallel_for.h"
 #include "real_backend/tcp/mesh.h"
 #include "real_backend/tcp/rendezvous.h"
 
@@ -184,6 +185,7 @@ void run_tcp_threads(int ranks, int gpus_per_node, const std::function<void(Comm
   base.master_port = 0;
 
   MasterPort master;
+  const LocalRanksScope cores_per_rank(static_cast<size_t>(ranks));  // pool jobs: cores per rank
   std::atomic<int> sequence = 0;
   std::vector<Failure> failures(static_cast<size_t>(ranks));
   std::vector<std::thread> threads;

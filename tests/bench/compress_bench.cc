@@ -1,9 +1,9 @@
-// Compressor throughput at 2^16, 2^20, 2^24 and 2^26 fp32 elements. Each benchmark's input is
-// the fp32 vector (4 bytes/element) and is compared with BM_memcpy of the same bytes; every op
-// BM_x has a twin BM_x_scalar running the scalar reference (tests/core/compress/
-// scalar_reference.h, the code before the AVX2 / multi-threaded kernels), and the ratio table
-// prints the speedup of BM_x over it. Threads and ISA path are printed in the context header
-// (COMPOPT_THREADS caps the threads).
+// Compressor throughput at 2^16, 2^20, 2^24 and 2^26 fp32 elements, alone and with error feedback.
+// Each benchmark's input is the fp32 vector (4 bytes/element) and is compared with BM_memcpy of the
+// same bytes; every op BM_x has a twin BM_x_scalar running the scalar reference
+// (tests/core/compress/ scalar_reference.h, the code before the AVX2 / multi-threaded kernels), and
+// the ratio table prints the speedup of BM_x over it. Threads and ISA path are printed in the
+// context header (COMPOPT_THREADS caps the threads).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -242,8 +242,8 @@ void BM_nbit8_encode(benchmark::State& state) {
   });
 }
 
-// topk:0.01 (selection of the 1% largest magnitudes, then (index, value) pairs), its decode and
-// its error-feedback round trip (y = x + e, encode, decode, e = y - decoded); no scalar twin.
+// topk:0.01 (selection of the 1% largest magnitudes, then (index, value) pairs) and its decode;
+// no scalar twin.
 void BM_topk_encode(benchmark::State& state) {
   const size_t k = elements(state);
   const auto c = make_compressor("topk");
@@ -261,18 +261,59 @@ void BM_topk_decode(benchmark::State& state) {
   run(state, [&] { c->decode(1.0f, payload, out); });
 }
 
-void BM_topk_encode_ef(benchmark::State& state) {
+void BM_identity_encode(benchmark::State& state) {
   const size_t k = elements(state);
-  const auto c = make_compressor("topk");
+  const auto c = make_compressor("identity");
   const std::vector<float> x = make_input(k);
-  std::vector<float> y(k), decoded(k);
+  std::vector<std::byte> payload(c->payload_bytes(k));
+  run(state, [&] { benchmark::DoNotOptimize(c->encode(x, payload, RandomKey{})); });
+}
+
+// Error feedback + <compressor> as the compressed allreduce's worker runs it (y = x + e, encode,
+// decode, e = y - decoded) through encode_with_feedback; the _scalar twin is the sequence on
+// full-length temporaries allocated per call that encode_with_feedback ran before (sign's twin
+// is BM_sign_encode_ef_scalar above, with the scalar kernels as well).
+void ef_encode(benchmark::State& state, const char* spec) {
+  const size_t k = elements(state);
+  const auto c = make_compressor(spec);
+  const std::vector<float> x = make_input(k);
+  std::vector<std::byte> payload(c->payload_bytes(k));
   ErrorFeedback ef(k);
+  RandomKey key{.seed = 1, .step = 0, .rank = 0, .stream = 0, .index_offset = 0};
   run(state, [&] {
-    ef.compensate(x, y);
-    c->round_trip(y, decoded, RandomKey{});
-    ef.update(y, decoded);
+    benchmark::DoNotOptimize(encode_with_feedback(*c, ef, x, payload, key));
+    ++key.step;
   });
 }
+
+void ef_encode_scalar(benchmark::State& state, const char* spec) {
+  const size_t k = elements(state);
+  const auto c = make_compressor(spec);
+  const std::vector<float> x = make_input(k);
+  std::vector<std::byte> payload(c->payload_bytes(k));
+  ErrorFeedback ef(k);
+  RandomKey key{.seed = 1, .step = 0, .rank = 0, .stream = 0, .index_offset = 0};
+  run(state, [&] {
+    std::vector<float> y(k, 0.0f), decoded(k);
+    std::copy(x.begin(), x.end(), y.begin());
+    ef.compensate(y, y);
+    const float scale = c->encode(y, payload, key);
+    c->decode(scale, payload, decoded);
+    ef.update(y, decoded);
+    ++key.step;
+  });
+}
+
+void BM_binary_encode_ef(benchmark::State& state) { ef_encode(state, "binary"); }
+void BM_binary_encode_ef_scalar(benchmark::State& state) { ef_encode_scalar(state, "binary"); }
+void BM_fp16_encode_ef(benchmark::State& state) { ef_encode(state, "fp16"); }
+void BM_fp16_encode_ef_scalar(benchmark::State& state) { ef_encode_scalar(state, "fp16"); }
+void BM_identity_encode_ef(benchmark::State& state) { ef_encode(state, "identity"); }
+void BM_identity_encode_ef_scalar(benchmark::State& state) { ef_encode_scalar(state, "identity"); }
+void BM_nbit8_encode_ef(benchmark::State& state) { ef_encode(state, "nbit:8"); }
+void BM_nbit8_encode_ef_scalar(benchmark::State& state) { ef_encode_scalar(state, "nbit:8"); }
+void BM_topk_encode_ef(benchmark::State& state) { ef_encode(state, "topk"); }
+void BM_topk_encode_ef_scalar(benchmark::State& state) { ef_encode_scalar(state, "topk"); }
 
 #define COMPOPT_COMPRESS_BENCH(fn)                                                     \
   BENCHMARK(fn)->Arg(kSizes[0])->Arg(kSizes[1])->Arg(kSizes[2])->Arg(kSizes[3])->Unit( \
@@ -297,7 +338,17 @@ COMPOPT_COMPRESS_BENCH(BM_fp16_decode_scalar);
 COMPOPT_COMPRESS_BENCH(BM_nbit8_encode);
 COMPOPT_COMPRESS_BENCH(BM_topk_encode);
 COMPOPT_COMPRESS_BENCH(BM_topk_decode);
+COMPOPT_COMPRESS_BENCH(BM_identity_encode);
+COMPOPT_COMPRESS_BENCH(BM_binary_encode_ef);
+COMPOPT_COMPRESS_BENCH(BM_binary_encode_ef_scalar);
+COMPOPT_COMPRESS_BENCH(BM_fp16_encode_ef);
+COMPOPT_COMPRESS_BENCH(BM_fp16_encode_ef_scalar);
+COMPOPT_COMPRESS_BENCH(BM_identity_encode_ef);
+COMPOPT_COMPRESS_BENCH(BM_identity_encode_ef_scalar);
+COMPOPT_COMPRESS_BENCH(BM_nbit8_encode_ef);
+COMPOPT_COMPRESS_BENCH(BM_nbit8_encode_ef_scalar);
 COMPOPT_COMPRESS_BENCH(BM_topk_encode_ef);
+COMPOPT_COMPRESS_BENCH(BM_topk_encode_ef_scalar);
 
 }  // namespace
 }  // namespace compopt::bench

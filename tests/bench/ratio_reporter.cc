@@ -29,14 +29,23 @@ void RatioReporter::ReportRuns(const std::vector<Run>& runs) {
 
 namespace {
 
-// "BM_x/args" -> "BM_x_scalar/args": the scalar reference twin of an op benchmark.
-std::string scalar_twin(const std::string& name) {
+// "BM_x/args" -> "BM_x<suffix>/args": a twin of an op benchmark (_scalar, _baseline).
+std::string twin(const std::string& name, const char* suffix) {
   const size_t slash = name.find('/');
-  if (slash == std::string::npos) return name + "_scalar";
-  return name.substr(0, slash) + "_scalar" + name.substr(slash);
+  if (slash == std::string::npos) return name + suffix;
+  return name.substr(0, slash) + suffix + name.substr(slash);
 }
 
 }  // namespace
+
+std::string RatioReporter::twin_ratio(const std::string& twin_name, const Timing& op,
+                                      const char* format) const {
+  const auto found = ops_.find(twin_name);
+  if (found == ops_.end()) return "-";
+  char text[32];
+  std::snprintf(text, sizeof(text), format, found->second.per_iteration() / op.per_iteration());
+  return text;
+}
 
 void RatioReporter::Finalize() {
   benchmark::ConsoleReporter::Finalize();
@@ -46,28 +55,26 @@ void RatioReporter::Finalize() {
   for (const std::string& name : order_) width = std::max(width, name.size());
   char line[512];
   out << "\nratio to memcpy (real time per iteration / BM_memcpy of the same input bytes);\n"
-         "vs_scalar = time of the BM_<op>_scalar twin / time of BM_<op> (speedup)\n";
-  std::snprintf(line, sizeof(line), "%-*s %14s %12s %12s %8s %10s\n", static_cast<int>(width),
-                "benchmark", "input_bytes", "time_us", "memcpy_us", "ratio", "vs_scalar");
+         "vs_scalar = time of the BM_<op>_scalar twin / time of BM_<op> (speedup);\n"
+         "vs_baseline = time of the BM_<op>_baseline twin / time of BM_<op>\n";
+  std::snprintf(line, sizeof(line), "%-*s %14s %12s %12s %8s %10s %11s\n", static_cast<int>(width),
+                "benchmark", "input_bytes", "time_us", "memcpy_us", "ratio", "vs_scalar",
+                "vs_baseline");
   out << line;
   for (const std::string& name : order_) {
     const Timing& op = ops_.at(name);
     const auto base = memcpy_.find(op.input_bytes);
-    const auto twin = ops_.find(scalar_twin(name));
-    char speedup[32] = "-";
-    if (twin != ops_.end()) {
-      std::snprintf(speedup, sizeof(speedup), "%.2fx",
-                    twin->second.per_iteration() / op.per_iteration());
-    }
+    const std::string speedup = twin_ratio(twin(name, "_scalar"), op, "%.2fx");
+    const std::string fraction = twin_ratio(twin(name, "_baseline"), op, "%.2f");
     if (base == memcpy_.end()) {
-      std::snprintf(line, sizeof(line), "%-*s %14.0f %12.1f %12s %8s %10s\n",
+      std::snprintf(line, sizeof(line), "%-*s %14.0f %12.1f %12s %8s %10s %11s\n",
                     static_cast<int>(width), name.c_str(), op.input_bytes, op.per_iteration() * 1e6,
-                    "n/a", "n/a", speedup);
+                    "n/a", "n/a", speedup.c_str(), fraction.c_str());
     } else {
       const double base_s = base->second.per_iteration();
-      std::snprintf(line, sizeof(line), "%-*s %14.0f %12.1f %12.1f %8.2f %10s\n",
+      std::snprintf(line, sizeof(line), "%-*s %14.0f %12.1f %12.1f %8.2f %10s %11s\n",
                     static_cast<int>(width), name.c_str(), op.input_bytes, op.per_iteration() * 1e6,
-                    base_s * 1e6, op.per_iteration() / base_s, speedup);
+                    base_s * 1e6, op.per_iteration() / base_s, speedup.c_str(), fraction.c_str());
     }
     out << line;
   }

@@ -12,6 +12,9 @@
 //     repetitions. A missing baseline (e.g. filtered out) prints "n/a".
 //   - An op BM_<op>/<args> whose twin BM_<op>_scalar/<args> ran too (a scalar reference of the
 //     same work) also gets vs_scalar = twin time / op time, the speedup over the reference.
+//   - An op whose twin BM_<op>_baseline/<args> ran (the same bytes moved by the simplest means,
+//     e.g. plain sockets) gets vs_baseline = baseline time / op time, the fraction of the
+//     baseline's rate the op reaches.
 // Collective benchmarks named BM_<op>/<elements> follow the same rule with the bytes of their
 // input vector (e.g. 4 * elements for fp32).
 
@@ -43,6 +46,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
     double iterations = 0;
     double per_iteration() const { return seconds / iterations; }
   };
+  // twin time / op time printed with `format`, or "-" when the twin did not run.
+  std::string twin_ratio(const std::string& twin_name, const Timing& op, const char* format) const;
+
   std::vector<std::string> order_;     // op benchmarks in the order they ran
   std::map<std::string, Timing> ops_;  // by benchmark name
   std::map<double, Timing> memcpy_;    // by input bytes

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/comm/transport.h"
+#include "core/compress/parallel_for.h"
 #include "core/util/error.h"
 
 namespace compopt {
@@ -158,6 +159,7 @@ LocalWorld::~LocalWorld() = default;
 void LocalWorld::run(const std::function<void(Communicator&)>& fn) {
   impl_ = std::make_unique<Impl>(options_);
   const auto n = static_cast<size_t>(options_.ranks);
+  const LocalRanksScope cores_per_rank(n);  // the compression pool sizes jobs by cores per rank
   std::vector<std::exception_ptr> errors(n);
   std::vector<std::thread> threads;
   threads.reserve(n);

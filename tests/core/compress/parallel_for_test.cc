@@ -9,13 +9,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cfenv>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/util/error.h"
@@ -195,6 +199,82 @@ TEST(ParallelFor, ThreadCountFromEnvironment) {
   }
   EXPECT_THROW(set_thread_count(0), InvalidArgument);
   EXPECT_THROW(set_thread_count(kMaxThreads + 1), InvalidArgument);
+}
+
+// Sets (or, with nullptr, unsets) the thread-count variables for a test and restores them after.
+class ScopedEnv {
+ public:
+  ScopedEnv() {
+    for (const char* name : kNames) {
+      const char* v = std::getenv(name);
+      saved_.emplace_back(v != nullptr, v != nullptr ? v : "");
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    for (size_t i = 0; i < std::size(kNames); ++i) {
+      if (saved_[i].first) {
+        ::setenv(kNames[i], saved_[i].second.c_str(), 1);
+      } else {
+        ::unsetenv(kNames[i]);
+      }
+    }
+  }
+  void set(const char* name, const char* value) { ::setenv(name, value, 1); }
+
+ private:
+  static constexpr const char* kNames[] = {"COMPOPT_THREADS", "LOCAL_WORLD_SIZE",
+                                           "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+  std::vector<std::pair<bool, std::string>> saved_;
+};
+
+size_t hardware() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+TEST(ParallelFor, DefaultThreadCountIsCoresPerRankOnThisHost) {
+  ScopedEnv env;
+  EXPECT_EQ(ranks_on_this_host(), 1u);
+  EXPECT_EQ(default_thread_count(), hardware());
+  env.set("LOCAL_WORLD_SIZE", "2");
+  EXPECT_EQ(ranks_on_this_host(), 2u);
+  EXPECT_EQ(default_thread_count(), std::max<size_t>(1, hardware() / 2));
+  {
+    const LocalRanksScope four(4);  // e.g. a Local world of 4 rank threads in each process
+    EXPECT_EQ(ranks_on_this_host(), 8u);
+    const LocalRanksScope more(2);
+    EXPECT_EQ(ranks_on_this_host(), 12u);
+    EXPECT_EQ(default_thread_count(), std::max<size_t>(1, hardware() / 12));
+  }
+  EXPECT_EQ(ranks_on_this_host(), 2u);
+  env.set("LOCAL_WORLD_SIZE", "100000");  // more ranks than cores: one thread each
+  EXPECT_EQ(default_thread_count(), 1u);
+  env.set("COMPOPT_THREADS", "3");  // the override wins over cores per rank
+  EXPECT_EQ(default_thread_count(), 3u);
+}
+
+TEST(ParallelFor, LocalSizeComesFromTheFirstLauncherVariableSet) {
+  ScopedEnv env;
+  env.set("MPI_LOCALNRANKS", "5");
+  EXPECT_EQ(ranks_on_this_host(), 5u);
+  env.set("OMPI_COMM_WORLD_LOCAL_SIZE", "3");
+  EXPECT_EQ(ranks_on_this_host(), 3u);
+  env.set("LOCAL_WORLD_SIZE", "7");
+  EXPECT_EQ(ranks_on_this_host(), 7u);
+}
+
+TEST(ParallelFor, BadLocalSizeIsRefusedByName) {
+  ScopedEnv env;
+  for (const char* bad : {"0", "abc", "2x", "-3"}) {
+    env.set("OMPI_COMM_WORLD_LOCAL_SIZE", bad);
+    try {
+      ranks_on_this_host();
+      FAIL() << "OMPI_COMM_WORLD_LOCAL_SIZE=" << bad << " accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("OMPI_COMM_WORLD_LOCAL_SIZE=\"") + bad),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_THROW(LocalRanksScope(0), InvalidArgument);
 }
 
 }  // namespace

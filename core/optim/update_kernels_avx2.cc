@@ -1,0 +1,163 @@
+// AVX2 kernels of update_kernels.h: 8 lanes per instruction, the same operations in the same
+// order as the portable loops, which also run the tails (n % 8 elements). Compiled for "avx2"
+// only, never "fma", so no multiply-add can be fused; _mm256_sqrt_ps and _mm256_div_ps are
+// correctly rounded like sqrtf and '/'.
+#include "core/optim/update_kernels.h"
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+#define COMPOPT_AVX2 __attribute__((target("avx2")))
+
+namespace compopt {
+namespace {
+
+const UpdateKernels& tail() { return portable_update_kernels(); }
+
+// The tail [full, n) of adam_direction.
+void adam_tail(const float* m, const float* v, float c1, float c2, float eps, float* u, size_t n,
+               size_t full) {
+  tail().adam_direction(m + full, v + full, c1, c2, eps, u + full, n - full);
+}
+
+COMPOPT_AVX2 void adam_direction(const float* m, const float* v, float c1, float c2, float eps,
+                                 float* u, size_t n) {
+  const __m256 vc1 = _mm256_set1_ps(c1), vc2 = _mm256_set1_ps(c2), veps = _mm256_set1_ps(eps);
+  const size_t full = n / 8 * 8;
+  if (c1 == 1.0f && c2 == 1.0f) {  // x / 1 == x exactly: skip the two divisions
+    for (size_t j = 0; j < full; j += 8) {
+      const __m256 root = _mm256_sqrt_ps(_mm256_loadu_ps(v + j));
+      _mm256_storeu_ps(u + j, _mm256_div_ps(_mm256_loadu_ps(m + j), _mm256_add_ps(root, veps)));
+    }
+    adam_tail(m, v, c1, c2, eps, u, n, full);
+    return;
+  }
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 num = _mm256_div_ps(_mm256_loadu_ps(m + j), vc1);
+    const __m256 root = _mm256_sqrt_ps(_mm256_div_ps(_mm256_loadu_ps(v + j), vc2));
+    _mm256_storeu_ps(u + j, _mm256_div_ps(num, _mm256_add_ps(root, veps)));
+  }
+  adam_tail(m, v, c1, c2, eps, u, n, full);
+}
+
+// beta*a + (1-beta)*g, both products rounded before the sum.
+COMPOPT_AVX2 inline __m256 blend(__m256 beta, __m256 rest, __m256 a, __m256 g) {
+  return _mm256_add_ps(_mm256_mul_ps(beta, a), _mm256_mul_ps(rest, g));
+}
+
+COMPOPT_AVX2 void ema(float* m, const float* g, float beta, size_t n) {
+  const __m256 vb = _mm256_set1_ps(beta), vr = _mm256_set1_ps(1.0f - beta);
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    _mm256_storeu_ps(m + j, blend(vb, vr, _mm256_loadu_ps(m + j), _mm256_loadu_ps(g + j)));
+  }
+  tail().ema(m + full, g + full, beta, n - full);
+}
+
+COMPOPT_AVX2 void ema_square(float* v, const float* g, float beta, size_t n) {
+  const __m256 vb = _mm256_set1_ps(beta), vr = _mm256_set1_ps(1.0f - beta);
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 gj = _mm256_loadu_ps(g + j);
+    const __m256 sq = _mm256_mul_ps(_mm256_mul_ps(vr, gj), gj);
+    _mm256_storeu_ps(v + j, _mm256_add_ps(_mm256_mul_ps(vb, _mm256_loadu_ps(v + j)), sq));
+  }
+  tail().ema_square(v + full, g + full, beta, n - full);
+}
+
+COMPOPT_AVX2 void apply_update(float* x, const float* u, float lr, float wd, size_t n) {
+  const __m256 vlr = _mm256_set1_ps(lr), vwd = _mm256_set1_ps(wd);
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 xj = _mm256_loadu_ps(x + j);
+    const __m256 step = _mm256_add_ps(_mm256_loadu_ps(u + j), _mm256_mul_ps(vwd, xj));
+    _mm256_storeu_ps(x + j, _mm256_sub_ps(xj, _mm256_mul_ps(vlr, step)));
+  }
+  tail().apply_update(x + full, u + full, lr, wd, n - full);
+}
+
+COMPOPT_AVX2 void add_scaled(float* y, const float* x, float a, size_t n) {
+  const __m256 va = _mm256_set1_ps(a);
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 ax = _mm256_mul_ps(va, _mm256_loadu_ps(x + j));
+    _mm256_storeu_ps(y + j, _mm256_add_ps(_mm256_loadu_ps(y + j), ax));
+  }
+  tail().add_scaled(y + full, x + full, a, n - full);
+}
+
+COMPOPT_AVX2 void subtract_scaled(float* x, const float* u, float a, size_t n) {
+  const __m256 va = _mm256_set1_ps(a);
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 au = _mm256_mul_ps(va, _mm256_loadu_ps(u + j));
+    _mm256_storeu_ps(x + j, _mm256_sub_ps(_mm256_loadu_ps(x + j), au));
+  }
+  tail().subtract_scaled(x + full, u + full, a, n - full);
+}
+
+COMPOPT_AVX2 void momentum_paper(float* m, const float* g, float b, bool nesterov, float* dir,
+                                 size_t n) {
+  const __m256 vb = _mm256_set1_ps(b), vr = _mm256_set1_ps(1.0f - b);
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 gj = _mm256_loadu_ps(g + j);
+    const __m256 mj = blend(vb, vr, _mm256_loadu_ps(m + j), gj);
+    _mm256_storeu_ps(m + j, mj);
+    _mm256_storeu_ps(dir + j, nesterov ? blend(vb, vr, mj, gj) : mj);
+  }
+  tail().momentum_paper(m + full, g + full, b, nesterov, dir + full, n - full);
+}
+
+COMPOPT_AVX2 void momentum_pytorch(float* m, const float* g, float b, bool nesterov, float* dir,
+                                   size_t n) {
+  const __m256 vb = _mm256_set1_ps(b);
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 gj = _mm256_loadu_ps(g + j);
+    const __m256 mj = _mm256_add_ps(_mm256_mul_ps(vb, _mm256_loadu_ps(m + j)), gj);
+    _mm256_storeu_ps(m + j, mj);
+    _mm256_storeu_ps(dir + j, nesterov ? _mm256_add_ps(gj, _mm256_mul_ps(vb, mj)) : mj);
+  }
+  tail().momentum_pytorch(m + full, g + full, b, nesterov, dir + full, n - full);
+}
+
+COMPOPT_AVX2 void birder(float* m, float* bh, float* b, float* g, float beta, float eps,
+                         bool use_max, size_t n) {
+  const __m256 vb = _mm256_set1_ps(beta), vr = _mm256_set1_ps(1.0f - beta);
+  const __m256 veps = _mm256_set1_ps(eps);
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 gj = _mm256_loadu_ps(g + j);
+    const __m256 mj = blend(vb, vr, _mm256_loadu_ps(m + j), gj);
+    const __m256 bhj = blend(vb, vr, _mm256_loadu_ps(bh + j), _mm256_and_ps(gj, abs_mask));
+    // std::max(b, bh) = (b < bh) ? bh : b = maxps(bh, b), which returns its second operand
+    // unless the first is greater (so NaNs and ties keep b, as std::max does).
+    const __m256 bj = use_max ? _mm256_max_ps(bhj, _mm256_loadu_ps(b + j)) : bhj;
+    _mm256_storeu_ps(m + j, mj);
+    _mm256_storeu_ps(bh + j, bhj);
+    _mm256_storeu_ps(b + j, bj);
+    _mm256_storeu_ps(g + j, _mm256_div_ps(mj, _mm256_add_ps(bj, veps)));
+  }
+  tail().birder(m + full, bh + full, b + full, g + full, beta, eps, use_max, n - full);
+}
+
+constexpr UpdateKernels kAvx2 = {
+    adam_direction,   ema,   ema_square, apply_update, add_scaled, subtract_scaled, momentum_paper,
+    momentum_pytorch, birder};
+
+}  // namespace
+
+const UpdateKernels* avx2_update_kernels() { return &kAvx2; }
+
+}  // namespace compopt
+
+#else  // !__x86_64__
+
+namespace compopt {
+const UpdateKernels* avx2_update_kernels() { return nullptr; }
+}  // namespace compopt
+
+#endif

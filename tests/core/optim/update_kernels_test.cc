@@ -1,0 +1,221 @@
+// The optimizer update kernels (core/optim/update_kernels.h): every SimdLevel this CPU has gives
+// exactly the floats of plain scalar loops written here (the code the optimizers had before the
+// kernels), on lengths with every tail (n % 8) and on special values: +-0, subnormals, +-inf,
+// NaN, values whose products overflow or underflow, negative second moments.
+#include "core/optim/update_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/compress/simd_level.h"
+#include "core/optim/adam.h"
+#include "core/optim/momentum.h"
+#include "core/optim/vector_ops.h"
+#include "tests/core/compress/kernel_configs.h"
+
+namespace compopt {
+namespace {
+
+using testing::first_difference;
+using testing::random_floats;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+
+const std::vector<size_t>& lengths() {
+  static const std::vector<size_t> sizes = {0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 1003};
+  return sizes;
+}
+
+// Random floats with special values planted every few elements.
+std::vector<float> inputs(size_t n, uint32_t seed) {
+  std::vector<float> x = random_floats(n, seed);
+  const float specials[] = {kInf,   -kInf,  kNan,
+                            -0.0f,  0.0f,   3e38f,
+                            -3e38f, 1e-30f, std::numeric_limits<float>::denorm_min(),
+                            -1e-45f};
+  for (size_t i = seed % 5; i < n; i += 7) x[i] = specials[(i / 7 + seed) % std::size(specials)];
+  return x;
+}
+
+std::vector<const UpdateKernels*> tables() {
+  std::vector<const UpdateKernels*> out = {&portable_update_kernels()};
+  if (detected_simd_level() == SimdLevel::kAvx2 && avx2_update_kernels() != nullptr) {
+    out.push_back(avx2_update_kernels());
+  }
+  return out;
+}
+
+// Runs `kernel` of every table and `reference` on copies of the same arrays and compares every
+// array afterwards, bit for bit (any two NaNs equal).
+void expect_same(
+    const std::string& what, size_t arrays,
+    const std::function<void(const UpdateKernels&, std::vector<float*>&, size_t)>& kernel,
+    const std::function<void(std::vector<float*>&, size_t)>& reference) {
+  for (const size_t n : lengths()) {
+    std::vector<std::vector<float>> expected;
+    for (size_t a = 0; a < arrays; ++a) expected.push_back(inputs(n, static_cast<uint32_t>(a + n)));
+    const auto initial = expected;
+    std::vector<float*> ptrs;
+    for (auto& e : expected) ptrs.push_back(e.data());
+    reference(ptrs, n);
+    for (const UpdateKernels* table : tables()) {
+      auto got = initial;
+      std::vector<float*> p;
+      for (auto& g : got) p.push_back(g.data());
+      kernel(*table, p, n);
+      for (size_t a = 0; a < arrays; ++a) {
+        EXPECT_EQ(first_difference(got[a], expected[a]), -1)
+            << what << " n=" << n << " array " << a
+            << (table == &portable_update_kernels() ? " portable" : " avx2");
+      }
+    }
+  }
+}
+
+TEST(UpdateKernels, AdamDirectionMatchesScalarLoop) {
+  for (const auto& [c1, c2] : {std::pair{1.0f, 1.0f}, std::pair{0.1f, 0.001f}}) {
+    expect_same(
+        "adam_direction", 3,
+        [&](const UpdateKernels& k, std::vector<float*>& a, size_t n) {
+          k.adam_direction(a[0], a[1], c1, c2, 1e-8f, a[2], n);
+        },
+        [&](std::vector<float*>& a, size_t n) {
+          for (size_t j = 0; j < n; ++j)
+            a[2][j] = (a[0][j] / c1) / (std::sqrt(a[1][j] / c2) + 1e-8f);
+        });
+  }
+}
+
+TEST(UpdateKernels, MomentsAndUpdatesMatchScalarLoops) {
+  const float b = 0.9f, lr = 0.01f, wd = 0.1f;
+  expect_same(
+      "ema", 2, [&](const UpdateKernels& k, auto& a, size_t n) { k.ema(a[0], a[1], b, n); },
+      [&](auto& a, size_t n) {
+        for (size_t j = 0; j < n; ++j) a[0][j] = b * a[0][j] + (1.0f - b) * a[1][j];
+      });
+  expect_same(
+      "ema_square", 2,
+      [&](const UpdateKernels& k, auto& a, size_t n) { k.ema_square(a[0], a[1], 0.999f, n); },
+      [&](auto& a, size_t n) {
+        for (size_t j = 0; j < n; ++j)
+          a[0][j] = 0.999f * a[0][j] + (1.0f - 0.999f) * a[1][j] * a[1][j];
+      });
+  expect_same(
+      "apply_update", 2,
+      [&](const UpdateKernels& k, auto& a, size_t n) { k.apply_update(a[0], a[1], lr, wd, n); },
+      [&](auto& a, size_t n) {
+        for (size_t j = 0; j < n; ++j) a[0][j] -= lr * (a[1][j] + wd * a[0][j]);
+      });
+  expect_same(
+      "add_scaled", 2,
+      [&](const UpdateKernels& k, auto& a, size_t n) { k.add_scaled(a[0], a[1], wd, n); },
+      [&](auto& a, size_t n) {
+        for (size_t j = 0; j < n; ++j) a[0][j] += wd * a[1][j];
+      });
+  expect_same(
+      "subtract_scaled", 2,
+      [&](const UpdateKernels& k, auto& a, size_t n) { k.subtract_scaled(a[0], a[1], lr, n); },
+      [&](auto& a, size_t n) {
+        for (size_t j = 0; j < n; ++j) a[0][j] -= lr * a[1][j];
+      });
+}
+
+TEST(UpdateKernels, MomentumFormsMatchScalarLoopsWithAliasedDirection) {
+  const float b = 0.9f;
+  for (const bool nesterov : {false, true}) {
+    // dir aliases g exactly, as momentum SGD calls it.
+    expect_same(
+        "momentum_paper", 2,
+        [&](const UpdateKernels& k, auto& a, size_t n) {
+          k.momentum_paper(a[0], a[1], b, nesterov, a[1], n);
+        },
+        [&](auto& a, size_t n) {
+          for (size_t j = 0; j < n; ++j) {
+            const float g = a[1][j];
+            a[0][j] = b * a[0][j] + (1.0f - b) * g;
+            a[1][j] = nesterov ? b * a[0][j] + (1.0f - b) * g : a[0][j];
+          }
+        });
+    expect_same(
+        "momentum_pytorch", 3,
+        [&](const UpdateKernels& k, auto& a, size_t n) {
+          k.momentum_pytorch(a[0], a[1], b, nesterov, a[2], n);
+        },
+        [&](auto& a, size_t n) {
+          for (size_t j = 0; j < n; ++j) {
+            a[0][j] = b * a[0][j] + a[1][j];
+            a[2][j] = nesterov ? a[1][j] + b * a[0][j] : a[0][j];
+          }
+        });
+  }
+}
+
+TEST(UpdateKernels, BirderMatchesScalarLoop) {
+  const float beta = 0.95f, eps = 1e-8f;
+  for (const bool use_max : {false, true}) {
+    expect_same(
+        "birder", 4,
+        [&](const UpdateKernels& k, auto& a, size_t n) {
+          k.birder(a[0], a[1], a[2], a[3], beta, eps, use_max, n);
+        },
+        [&](auto& a, size_t n) {
+          for (size_t j = 0; j < n; ++j) {
+            a[0][j] = beta * a[0][j] + (1.0f - beta) * a[3][j];
+            a[1][j] = beta * a[1][j] + (1.0f - beta) * std::fabs(a[3][j]);
+            a[2][j] = use_max ? std::max(a[2][j], a[1][j]) : a[1][j];
+            a[3][j] = a[0][j] / (a[2][j] + eps);
+          }
+        });
+  }
+}
+
+TEST(UpdateKernels, AdamDirectionHandValues) {
+  // m = 0.5, v = 0.25, eps = 0: 0.5 / sqrt(0.25) = 1; with c1 = c2 = 0.25:
+  // (0.5/0.25) / sqrt(0.25/0.25) = 2; m = -3, v = 4, eps = 1: -3 / (2 + 1) = -1.
+  const std::vector<float> m = {0.5f, -3.0f, 0.0f, 1.0f}, v = {0.25f, 4.0f, 0.0f, -1.0f};
+  for (const UpdateKernels* k : tables()) {
+    std::vector<float> u(4);
+    k->adam_direction(m.data(), v.data(), 1.0f, 1.0f, 0.0f, u.data(), 1);
+    EXPECT_EQ(u[0], 1.0f);
+    k->adam_direction(m.data(), v.data(), 0.25f, 0.25f, 0.0f, u.data(), 1);
+    EXPECT_EQ(u[0], 2.0f);
+    k->adam_direction(m.data(), v.data(), 1.0f, 1.0f, 1.0f, u.data(), 4);
+    EXPECT_EQ(u[1], -1.0f);
+    EXPECT_EQ(u[2], 0.0f);
+    EXPECT_TRUE(std::isnan(u[3]));  // sqrt of a negative second moment
+  }
+}
+
+// The public wrappers take the table of the current SimdLevel: forcing the portable path gives
+// the same bits as the detected one.
+TEST(UpdateKernels, WrappersGiveTheSameBitsOnEveryLevel) {
+  const size_t n = 4099;
+  const std::vector<float> g = inputs(n, 7), m0 = inputs(n, 8);
+  std::vector<float> v0 = inputs(n, 9);
+  for (float& x : v0) x = std::fabs(x);
+  std::vector<std::vector<float>> results;
+  for (const SimdLevel level : {SimdLevel::kPortable, detected_simd_level()}) {
+    const SimdLevel saved = set_simd_level(level);
+    std::vector<float> m = m0, v = v0, u(n), x = g;
+    ema(m, g, 0.9f);
+    ema_square(v, g, 0.999f);
+    adam_direction({0.9f, 0.999f, true}, 3, 1e-6f, m, v, u);
+    apply_update(x, u, 1e-3f, 0.01f);
+    momentum_update({0.9f, MomentumForm::kPaper, true}, m, g, u);
+    set_simd_level(saved);
+    results.push_back(x);
+    results.push_back(u);
+  }
+  EXPECT_EQ(first_difference(results[0], results[2]), -1);
+  EXPECT_EQ(first_difference(results[1], results[3]), -1);
+}
+
+}  // namespace
+}  // namespace compopt
