@@ -9,10 +9,13 @@ delete_namespaces() {
   for ns in $(ip netns list | awk '{print $1}' | grep "^${P}_" || true); do ip netns del "$ns"; done
 }
 
-# shape NAMESPACE DEV RATE_MBIT: tbf on DEV's output. A small burst keeps short messages shaped too.
+# shape NAMESPACE DEV RATE_MBIT: tbf on DEV's output. A small burst keeps short messages shaped
+# too: TBF_BURST (bytes or tc units), else BURST_MS (default 4) ms at the rate but at least
+# BURST_MIN bytes (default 65536). Bytes within the burst leave at the veth's speed, so a
+# burst larger than a step's messages hides their wire time.
 shape() {
   local ns=$1 dev=$2 rate=$3
-  local burst=${TBF_BURST:-$(awk "BEGIN { b = $rate * 1000000 / 8 * 0.004; print (b < 65536 ? 65536 : b) }")}
+  local burst=${TBF_BURST:-$(awk "BEGIN { b = $rate * 1000000 / 8 * ${BURST_MS:-4} / 1000; m = ${BURST_MIN:-65536}; print int(b < m ? m : b) }")}
   tc -n "$ns" qdisc add dev "$dev" root tbf rate "${rate}mbit" burst "$burst" latency "${TBF_LATENCY:-50ms}"
 }
 

@@ -17,6 +17,8 @@
 # Env:   RATES="100 1000" (Mbit/s)  OPTIMIZERS="adam onebit-adam" (configs
 #        experiments/configs/fmnist_<name with - as _>.toml)  EPOCHS=1  BATCH=32
 #        SIM_LATENCY_US=30  NETNS_PREFIX=cptt  SUBNET=10.78.0
+#        BURST_MS=1.3 BURST_MIN=16384 (tbf burst: 1.3 ms at the rate, at least 16 KiB; a
+#        larger one lets a compressed step's few KB through unshaped) or TBF_BURST
 set -euo pipefail
 
 COMPOPT=$(readlink -f "${1:?usage: $0 COMPOPT_BINARY OUT_DIR}")
@@ -28,6 +30,7 @@ EPOCHS=${EPOCHS:-1}
 BATCH=${BATCH:-32}
 SIM_LATENCY_US=${SIM_LATENCY_US:-30}
 RANKS=4
+export BURST_MS=${BURST_MS:-1.3} BURST_MIN=${BURST_MIN:-16384}
 MTU=1500  # payload fraction of a full TCP segment's Ethernet frame, as netns_validation.sh
 LINK_EFFICIENCY=$(awk "BEGIN { printf \"%.6f\", ($MTU - 52) / ($MTU + 14) }")
 P=${NETNS_PREFIX:-cptt}
