@@ -12,10 +12,9 @@
 namespace compopt::cli {
 namespace {
 
-const char* const kKeys[] = {"run.compute",         "run.gpu",
-                             "run.compute_precision", "run.stand_in",
-                             "run.stand_in_batch",    "run.charge_pass_s",
-                             "run.charge_step_s",     "run.charge_compression_s"};
+const char* const kKeys[] = {
+    "run.compute",        "run.gpu",           "run.compute_precision", "run.stand_in",
+    "run.stand_in_batch", "run.charge_pass_s", "run.charge_step_s",     "run.charge_compression_s"};
 // The keys of compute = fixed, in the order of ComputeCharge's fields.
 const char* const kFixedKeys[] = {"run.charge_pass_s", "run.charge_step_s",
                                   "run.charge_compression_s"};

@@ -17,6 +17,7 @@
 #include "core/optim/optimizer_factory.h"
 #include "core/tasks/logistic_regression.h"
 #include "core/train/local_training.h"
+#include "tests/support/same_step_record.h"
 
 namespace compopt::testing {
 
@@ -56,31 +57,10 @@ inline Trained train_reference_run(const RankLauncher& launch, const std::string
   return out;
 }
 
-inline uint64_t double_bits(double v) { return std::bit_cast<uint64_t>(v); }
-
 // Bitwise, every field but time_s and the measured wall-clock split.
 inline void expect_same_record(const StepRecord& a, const StepRecord& b) {
   SCOPED_TRACE("step " + std::to_string(a.step));
-  EXPECT_EQ(a.step, b.step);
-  EXPECT_EQ(a.samples, b.samples);
-  EXPECT_EQ(double_bits(a.epoch), double_bits(b.epoch));
-  EXPECT_EQ(a.stage, b.stage);
-  EXPECT_EQ(double_bits(a.lr), double_bits(b.lr));
-  EXPECT_EQ(double_bits(a.train_loss), double_bits(b.train_loss));
-  for (auto [x, y] : {std::pair{a.test_loss, b.test_loss},
-                      {a.test_accuracy, b.test_accuracy},
-                      {a.var_norm_l2, b.var_norm_l2},
-                      {a.var_ratio_l1, b.var_ratio_l1},
-                      {a.var_norm_l1, b.var_norm_l1}}) {
-    ASSERT_EQ(x.has_value(), y.has_value());
-    if (x) {
-      EXPECT_EQ(double_bits(*x), double_bits(*y));
-    }
-  }
-  EXPECT_EQ(double_bits(a.bytes_sent), double_bits(b.bytes_sent));
-  EXPECT_EQ(double_bits(a.bytes_sent_inter_node), double_bits(b.bytes_sent_inter_node));
-  EXPECT_EQ(a.layer_coefficients, b.layer_coefficients);
-  EXPECT_EQ(a.layer_ratios, b.layer_ratios);
+  testing_support::expect_same_math(a, b);
 }
 
 inline void expect_same_records(const std::vector<StepRecord>& got,

@@ -6,11 +6,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <unistd.h>
 
 #include "core/util/error.h"
 #include "experiments/sweep_config.h"
@@ -52,9 +51,9 @@ TEST(ClusterConfig, TrainTakesAClusterFile) {
   const TempToml file(
       "[cluster]\nname = \"netns-star\"\ntopology = \"star\"\nnodes = 4\ngpus_per_node = 1\n"
       "inter_node_gbps = 0.1\ninter_node_latency_s = 3e-5\ninter_node_efficiency = 0.95\n");
-  const TrainConfig c = load_train_config(
-      "", {"run.backend=sim", "run.ranks=4", "task.name=quadratic", "run.steps=2",
-           "run.cluster=" + file.path()});
+  const TrainConfig c =
+      load_train_config("", {"run.backend=sim", "run.ranks=4", "task.name=quadratic", "run.steps=2",
+                             "run.cluster=" + file.path()});
   EXPECT_EQ(c.cluster_spec.name, "netns-star");
   EXPECT_EQ(c.cluster_spec.nodes, 4);
   EXPECT_EQ(c.cluster_spec.gpus_per_node, 1);
@@ -65,8 +64,8 @@ TEST(ClusterConfig, TrainTakesAClusterFile) {
 TEST(ClusterConfig, ClusterFileErrorsNameTheFile) {
   const auto train_error = [](const std::string& cluster) {
     return testing_support::invalid_argument_message([&] {
-      load_train_config("", {"run.backend=sim", "run.ranks=4", "task.name=quadratic",
-                             "run.steps=2", "run.cluster=" + cluster});
+      load_train_config("", {"run.backend=sim", "run.ranks=4", "task.name=quadratic", "run.steps=2",
+                             "run.cluster=" + cluster});
     });
   };
   EXPECT_THAT(train_error("/nonexistent/c.toml"), HasSubstr("cluster file '/nonexistent/c.toml'"));

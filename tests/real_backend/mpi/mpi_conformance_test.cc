@@ -18,14 +18,13 @@
 #include "real_backend/mpi/mpi_world.h"
 #include "tests/conformance/compressed_reference.h"
 #include "tests/conformance/conformance_params.h"
+#include "tests/real_backend/mpi/mpi_test_main.h"
 
 namespace compopt::testing {
 namespace {
 
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
-
-std::unique_ptr<mpi::MpiTransport> g_transport;
 
 class MpiConformance : public ::testing::TestWithParam<size_t> {
  protected:
@@ -185,45 +184,9 @@ TEST(MpiLivenessTest, RankBusyForFiveBudgetsIsNotFailed) {
   EXPECT_GE(MPI_Wtime() - start, 1.4);
 }
 
-// Prints failed assertions of ranks other than 0, which have no result printer.
-class FailurePrinter : public ::testing::EmptyTestEventListener {
- public:
-  explicit FailurePrinter(int rank) : rank_(rank) {}
-  void OnTestPartResult(const ::testing::TestPartResult& result) override {
-    if (result.failed()) {
-      std::fprintf(stderr, "rank %d: %s:%d: %s\n", rank_,
-                   result.file_name() ? result.file_name() : "?", result.line_number(),
-                   result.message());
-    }
-  }
-
- private:
-  int rank_;
-};
-
 }  // namespace
 }  // namespace compopt::testing
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);  // MpiLivenessTest
-  ::testing::InitGoogleTest(&argc, argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) {  // one report: the other ranks print only their failures
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-    listeners.Append(new compopt::testing::FailurePrinter(rank));
-  }
-  compopt::testing::g_transport = std::make_unique<compopt::mpi::MpiTransport>(
-      MPI_COMM_WORLD,
-      compopt::mpi::mpi_options_from_env(compopt::mpi::MpiOptions{.op_timeout_s = 60}));
-  const int failed = RUN_ALL_TESTS();
-  int any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any != 0 && failed == 0)
-    std::fprintf(stderr, "rank %d: tests passed here, failed on another rank\n", rank);
-  compopt::testing::g_transport.reset();
-  MPI_Finalize();
-  return any;
+  return compopt::testing::run_mpi_tests(argc, argv, {.op_timeout_s = 60});
 }

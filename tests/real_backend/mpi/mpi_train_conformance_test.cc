@@ -16,11 +16,10 @@
 #include "real_backend/mpi/mpi_transport.h"
 #include "real_backend/mpi/mpi_world.h"
 #include "tests/conformance/train_reference.h"
+#include "tests/real_backend/mpi/mpi_test_main.h"
 
 namespace compopt::testing {
 namespace {
-
-std::unique_ptr<mpi::MpiTransport> g_transport;
 
 class MpiTrainConformance : public ::testing::TestWithParam<std::string> {};
 
@@ -56,25 +55,6 @@ INSTANTIATE_TEST_SUITE_P(Optimizers, MpiTrainConformance, ::testing::ValuesIn(op
 }  // namespace compopt::testing
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  ::testing::InitGoogleTest(&argc, argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) {  // one report: the other ranks print only their failures
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  compopt::testing::g_transport = std::make_unique<compopt::mpi::MpiTransport>(
-      MPI_COMM_WORLD,
-      compopt::mpi::mpi_options_from_env(compopt::mpi::MpiOptions{
-          .op_timeout_s = 60, .gpus_per_node = compopt::testing::kTrainRanksPerNode}));
-  const int failed = RUN_ALL_TESTS();
-  int any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any != 0 && failed == 0)
-    std::fprintf(stderr, "rank %d: tests passed here, failed on another rank\n", rank);
-  compopt::testing::g_transport.reset();
-  MPI_Finalize();
-  return any;
+  return compopt::testing::run_mpi_tests(
+      argc, argv, {.op_timeout_s = 60, .gpus_per_node = compopt::testing::kTrainRanksPerNode});
 }
