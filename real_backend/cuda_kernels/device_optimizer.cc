@@ -99,6 +99,7 @@ DeviceBuffer zeroed(GpuContext& gpu, size_t bytes) {
 
 std::vector<std::string> device_optimizer_names() {
   std::vector<std::string> names;
+  names.reserve(std::size(kRules));
   for (const RuleEntry& e : kRules) names.emplace_back(e.name);
   return names;
 }
