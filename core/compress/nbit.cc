@@ -1,15 +1,104 @@
 #include "core/compress/nbit.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <utility>
 
 #include "core/compress/bit_packing.h"
+#include "core/compress/parallel_for.h"
 #include "core/compress/payload_check.h"
-#include "core/compress/uniform_fill.h"
+#include "core/compress/random_kernels.h"
 #include "core/util/error.h"
 
 namespace compopt {
+
+namespace {
+
+// Elements per thread task and per Philox batch inside a task. Both are multiples of 8, so a
+// batch starts on a payload byte (8 fields of B bits are B bytes) and its fields, which depend
+// only on the global index, come out the same for any split or thread count.
+constexpr size_t kTask = 65536;
+constexpr size_t kBatch = 512;
+
+// NaN if some x_j is NaN, else max |x_j| (0 for k = 0). A maximum is exact, so the order of the
+// per-task partial results does not matter; non-negative floats order like their bit patterns.
+float max_abs(std::span<const float> x) {
+  std::atomic<uint32_t> max_bits{0};
+  std::atomic<bool> any_nan{false};
+  parallel_for_ranges(x.size(), kTask, [&](size_t, size_t begin, size_t end) {
+    float m = 0.0f;
+    bool nan = false;
+    for (size_t i = begin; i < end; ++i) {
+      nan |= (x[i] != x[i]);
+      m = std::max(m, std::fabs(x[i]));
+    }
+    if (nan) any_nan.store(true, std::memory_order_relaxed);
+    const uint32_t bits = std::bit_cast<uint32_t>(m);
+    uint32_t seen = max_bits.load(std::memory_order_relaxed);
+    while (seen < bits && !max_bits.compare_exchange_weak(seen, bits, std::memory_order_relaxed)) {
+    }
+  });
+  if (any_nan.load(std::memory_order_relaxed)) return std::numeric_limits<float>::quiet_NaN();
+  return std::bit_cast<float>(max_bits.load(std::memory_order_relaxed));
+}
+
+// field[i] = sign bit of x[i] (1 iff x[i] < 0), level 0: the encode when s is 0 or not finite.
+void sign_fields(const float* __restrict x, size_t n, uint32_t* __restrict field) {
+  for (size_t i = 0; i < n; ++i) field[i] = x[i] < 0.0f ? 1u : 0u;
+}
+
+// field[i] = sign | level << 1 with t = |x| / s * L and level = floor(t) + (u < t - floor(t)),
+// u = uniform_from_bits(words[i]). 0 <= t <= L < 2^15, so the truncating conversion is floor and
+// the loop vectorizes without a rounding instruction.
+void quantize_fields(const float* __restrict x, const uint32_t* __restrict words, size_t n, float s,
+                     float levels, uint32_t* __restrict field) {
+  for (size_t i = 0; i < n; ++i) {
+    const float t = std::fabs(x[i]) / s * levels;
+    const int32_t lower = static_cast<int32_t>(t);
+    const int32_t up = uniform_from_bits(words[i]) < t - static_cast<float>(lower) ? 1 : 0;
+    field[i] = (x[i] < 0.0f ? 1u : 0u) | static_cast<uint32_t>(lower + up) << 1;
+  }
+}
+
+// Packs `groups` groups of 8 fields of B bits into B bytes each (the LSB-first bitstream of
+// bit_packing.h): a group is one 8*B-bit little-endian word, built in two 64-bit halves.
+template <unsigned B>
+void pack_groups(const uint32_t* field, size_t groups, std::byte* out) {
+  for (size_t g = 0; g < groups; ++g, field += 8, out += B) {
+    uint64_t lo = 0, hi = 0;
+    for (unsigned r = 0; r < 8; ++r) {
+      const uint64_t f = field[r];
+      const unsigned shift = r * B;
+      if (shift < 64) lo |= f << shift;
+      if (shift >= 64) hi |= f << (shift - 64);
+      if (shift < 64 && shift + B > 64) hi |= f >> (64 - shift);
+    }
+    std::memcpy(out, &lo, B < 8 ? B : 8);
+    if constexpr (B > 8) std::memcpy(out + 8, &hi, B - 8);
+  }
+}
+
+using PackFn = void (*)(const uint32_t* field, size_t groups, std::byte* out);
+
+template <unsigned... B>
+constexpr std::array<PackFn, NbitCompressor::kMaxBits + 1> packers(
+    std::integer_sequence<unsigned, B...>) {
+  std::array<PackFn, NbitCompressor::kMaxBits + 1> table{};
+  ((table[B + NbitCompressor::kMinBits] = &pack_groups<B + NbitCompressor::kMinBits>), ...);
+  return table;
+}
+
+// kPackers[B] for B in kMinBits..kMaxBits.
+constexpr auto kPackers =
+    packers(std::make_integer_sequence<unsigned,
+                                       NbitCompressor::kMaxBits - NbitCompressor::kMinBits + 1>{});
+
+}  // namespace
 
 NbitCompressor::NbitCompressor(unsigned bits) : bits_(bits), levels_(0) {
   if (bits < kMinBits || bits > kMaxBits) {
@@ -22,36 +111,29 @@ float NbitCompressor::encode(std::span<const float> x, std::span<std::byte> payl
                              const RandomKey& key) const {
   const size_t k = x.size();
   check_payload_size(name() + " encode", k, payload.size(), payload_bytes(k));
-  float max_abs = 0.0f;
-  bool any_nan = false;
-  for (const float v : x) {
-    any_nan |= (v != v);
-    max_abs = std::max(max_abs, std::fabs(v));
-  }
-  const float s = any_nan ? std::numeric_limits<float>::quiet_NaN() : max_abs;
+  const float s = max_abs(x);
   const bool quantize = s > 0.0f && std::isfinite(s);
   const float levels = static_cast<float>(levels_);
-
-  BitWriter writer(payload.data());
-  constexpr size_t kBlock = 256;
-  float u[kBlock];
-  uint32_t field[kBlock];
-  for (size_t begin = 0; begin < k; begin += kBlock) {
-    const size_t n = std::min(kBlock, k - begin);
-    const float* xb = x.data() + begin;
-    for (size_t i = 0; i < n; ++i) field[i] = xb[i] < 0.0f ? 1u : 0u;
-    if (quantize) {
-      fill_uniforms(key, key.index_offset + begin, std::span<float>(u, n));
-      for (size_t i = 0; i < n; ++i) {
-        const float t = std::fabs(xb[i]) / s * levels;  // in [0, L]: |x| <= s, division rounds
-        const float lower = std::floor(t);
-        const uint32_t level = static_cast<uint32_t>(lower) + (u[i] < t - lower ? 1u : 0u);
-        field[i] |= level << 1;
+  const RandomKernels& kernels = random_kernels();
+  const PackFn pack = kPackers[bits_];
+  parallel_for_ranges(k, kTask, [&](size_t, size_t begin, size_t end) {
+    uint32_t words[kBatch];
+    uint32_t field[kBatch];
+    for (size_t b = begin; b < end; b += kBatch) {
+      const size_t n = std::min(kBatch, end - b);
+      if (quantize) {
+        kernels.philox_words(key, key.index_offset + b, n, words);
+        quantize_fields(x.data() + b, words, n, s, levels, field);
+      } else {
+        sign_fields(x.data() + b, n, field);
       }
+      std::byte* out = payload.data() + b * bits_ / 8;  // b is a multiple of 8
+      pack(field, n / 8, out);
+      BitWriter tail(out + n / 8 * bits_);
+      for (size_t i = n / 8 * 8; i < n; ++i) tail.put(field[i], bits_);
+      tail.finish();
     }
-    for (size_t i = 0; i < n; ++i) writer.put(field[i], bits_);
-  }
-  writer.finish();
+  });
   return k == 0 ? 0.0f : s;
 }
 
