@@ -31,12 +31,20 @@ float max_abs(std::span<const float> x) {
   std::atomic<uint32_t> max_bits{0};
   std::atomic<bool> any_nan{false};
   parallel_for_ranges(x.size(), kTask, [&](size_t, size_t begin, size_t end) {
-    float m = 0.0f;
-    bool nan = false;
-    for (size_t i = begin; i < end; ++i) {
-      nan |= (x[i] != x[i]);
-      m = std::max(m, std::fabs(x[i]));
+    float lane[8] = {};  // lane r: max over i = r mod 8, an elementwise loop that vectorizes
+    unsigned nan = 0;
+    size_t i = begin;
+    for (; i + 8 <= end; i += 8) {
+      for (size_t r = 0; r < 8; ++r) {
+        nan |= x[i + r] != x[i + r] ? 1u : 0u;
+        lane[r] = std::max(lane[r], std::fabs(x[i + r]));
+      }
     }
+    for (size_t r = 0; i + r < end; ++r) {
+      nan |= x[i + r] != x[i + r] ? 1u : 0u;
+      lane[r] = std::max(lane[r], std::fabs(x[i + r]));
+    }
+    const float m = *std::max_element(lane, lane + 8);
     if (nan) any_nan.store(true, std::memory_order_relaxed);
     const uint32_t bits = std::bit_cast<uint32_t>(m);
     uint32_t seen = max_bits.load(std::memory_order_relaxed);
@@ -50,19 +58,6 @@ float max_abs(std::span<const float> x) {
 // field[i] = sign bit of x[i] (1 iff x[i] < 0), level 0: the encode when s is 0 or not finite.
 void sign_fields(const float* __restrict x, size_t n, uint32_t* __restrict field) {
   for (size_t i = 0; i < n; ++i) field[i] = x[i] < 0.0f ? 1u : 0u;
-}
-
-// field[i] = sign | level << 1 with t = |x| / s * L and level = floor(t) + (u < t - floor(t)),
-// u = uniform_from_bits(words[i]). 0 <= t <= L < 2^15, so the truncating conversion is floor and
-// the loop vectorizes without a rounding instruction.
-void quantize_fields(const float* __restrict x, const uint32_t* __restrict words, size_t n, float s,
-                     float levels, uint32_t* __restrict field) {
-  for (size_t i = 0; i < n; ++i) {
-    const float t = std::fabs(x[i]) / s * levels;
-    const int32_t lower = static_cast<int32_t>(t);
-    const int32_t up = uniform_from_bits(words[i]) < t - static_cast<float>(lower) ? 1 : 0;
-    field[i] = (x[i] < 0.0f ? 1u : 0u) | static_cast<uint32_t>(lower + up) << 1;
-  }
 }
 
 // Packs `groups` groups of 8 fields of B bits into B bytes each (the LSB-first bitstream of
@@ -83,6 +78,35 @@ void pack_groups(const uint32_t* field, size_t groups, std::byte* out) {
   }
 }
 
+// The common widths, as loops over whole output bytes or words that the compiler vectorizes.
+template <>
+void pack_groups<8>(const uint32_t* field, size_t groups, std::byte* out) {
+  for (size_t i = 0; i < 8 * groups; ++i) out[i] = static_cast<std::byte>(field[i]);
+}
+
+template <>
+void pack_groups<16>(const uint32_t* field, size_t groups, std::byte* out) {
+  for (size_t i = 0; i < 8 * groups; ++i) {
+    const auto v = static_cast<uint16_t>(field[i]);
+    std::memcpy(out + 2 * i, &v, 2);
+  }
+}
+
+template <>
+void pack_groups<4>(const uint32_t* field, size_t groups, std::byte* out) {
+  for (size_t q = 0; q < 4 * groups; ++q) {
+    out[q] = static_cast<std::byte>(field[2 * q] | field[2 * q + 1] << 4);
+  }
+}
+
+template <>
+void pack_groups<2>(const uint32_t* field, size_t groups, std::byte* out) {
+  for (size_t q = 0; q < 2 * groups; ++q) {
+    const uint32_t* f = field + 4 * q;
+    out[q] = static_cast<std::byte>(f[0] | f[1] << 2 | f[2] << 4 | f[3] << 6);
+  }
+}
+
 using PackFn = void (*)(const uint32_t* field, size_t groups, std::byte* out);
 
 template <unsigned... B>
@@ -97,6 +121,60 @@ constexpr std::array<PackFn, NbitCompressor::kMaxBits + 1> packers(
 constexpr auto kPackers =
     packers(std::make_integer_sequence<unsigned,
                                        NbitCompressor::kMaxBits - NbitCompressor::kMinBits + 1>{});
+
+// Inverse of pack_groups: 8 fields of B bits from each of `groups` groups of B bytes.
+template <unsigned B>
+void unpack_groups(const std::byte* in, size_t groups, uint32_t* field) {
+  constexpr uint64_t kMask = (uint64_t{1} << B) - 1;
+  for (size_t g = 0; g < groups; ++g, in += B, field += 8) {
+    uint64_t lo = 0, hi = 0;
+    std::memcpy(&lo, in, B < 8 ? B : 8);
+    if constexpr (B > 8) std::memcpy(&hi, in + 8, B - 8);
+    for (unsigned r = 0; r < 8; ++r) {
+      const unsigned shift = r * B;
+      uint64_t v = shift < 64 ? lo >> shift : hi >> (shift - 64);
+      if (shift < 64 && shift + B > 64) v |= hi << (64 - shift);
+      field[r] = static_cast<uint32_t>(v & kMask);
+    }
+  }
+}
+
+template <>
+void unpack_groups<8>(const std::byte* in, size_t groups, uint32_t* field) {
+  for (size_t i = 0; i < 8 * groups; ++i) field[i] = static_cast<uint8_t>(in[i]);
+}
+
+template <>
+void unpack_groups<16>(const std::byte* in, size_t groups, uint32_t* field) {
+  for (size_t i = 0; i < 8 * groups; ++i) {
+    uint16_t v;
+    std::memcpy(&v, in + 2 * i, 2);
+    field[i] = v;
+  }
+}
+
+using UnpackFn = void (*)(const std::byte* in, size_t groups, uint32_t* field);
+
+template <unsigned... B>
+constexpr std::array<UnpackFn, NbitCompressor::kMaxBits + 1> unpackers(
+    std::integer_sequence<unsigned, B...>) {
+  std::array<UnpackFn, NbitCompressor::kMaxBits + 1> table{};
+  ((table[B + NbitCompressor::kMinBits] = &unpack_groups<B + NbitCompressor::kMinBits>), ...);
+  return table;
+}
+
+// kUnpackers[B] for B in kMinBits..kMaxBits.
+constexpr auto kUnpackers =
+    unpackers(std::make_integer_sequence<unsigned, NbitCompressor::kMaxBits -
+                                                       NbitCompressor::kMinBits + 1>{});
+
+// out[i] = s * sign * level / L for the fields of n elements, in double as nbit.h states.
+void decode_fields(const uint32_t* __restrict field, size_t n, double step, float* __restrict out) {
+  for (size_t i = 0; i < n; ++i) {
+    const double magnitude = step * static_cast<double>(static_cast<int32_t>(field[i] >> 1));
+    out[i] = static_cast<float>((field[i] & 1u) != 0 ? -magnitude : magnitude);
+  }
+}
 
 }  // namespace
 
@@ -123,7 +201,7 @@ float NbitCompressor::encode(std::span<const float> x, std::span<std::byte> payl
       const size_t n = std::min(kBatch, end - b);
       if (quantize) {
         kernels.philox_words(key, key.index_offset + b, n, words);
-        quantize_fields(x.data() + b, words, n, s, levels, field);
+        kernels.nbit_fields(x.data() + b, words, n, s, levels, field);
       } else {
         sign_fields(x.data() + b, n, field);
       }
@@ -139,14 +217,21 @@ float NbitCompressor::encode(std::span<const float> x, std::span<std::byte> payl
 
 void NbitCompressor::decode(float scale, std::span<const std::byte> payload,
                             std::span<float> out) const {
-  check_payload_size(name() + " decode", out.size(), payload.size(), payload_bytes(out.size()));
+  const size_t k = out.size();
+  check_payload_size(name() + " decode", k, payload.size(), payload_bytes(k));
   const double step = static_cast<double>(scale) / static_cast<double>(levels_);
-  BitReader reader(payload.data());
-  for (float& o : out) {
-    const uint32_t field = reader.get(bits_);
-    const double magnitude = step * static_cast<double>(field >> 1);
-    o = static_cast<float>((field & 1u) != 0 ? -magnitude : magnitude);
-  }
+  const UnpackFn unpack = kUnpackers[bits_];
+  parallel_for_ranges(k, kTask, [&](size_t, size_t begin, size_t end) {
+    uint32_t field[kBatch];
+    for (size_t b = begin; b < end; b += kBatch) {
+      const size_t n = std::min(kBatch, end - b);
+      const std::byte* in = payload.data() + b * bits_ / 8;  // b is a multiple of 8
+      unpack(in, n / 8, field);
+      BitReader tail(in + n / 8 * bits_);
+      for (size_t i = n / 8 * 8; i < n; ++i) field[i] = tail.get(bits_);
+      decode_fields(field, n, step, out.data() + b);
+    }
+  });
 }
 
 }  // namespace compopt

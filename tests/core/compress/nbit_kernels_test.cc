@@ -1,6 +1,7 @@
 // `nbit:B` encode (chunked over the pool, word-at-a-time packers) against the single-threaded
 // BitWriter code it replaced (scalar_reference.h): payload bytes and scale bit-identical for
-// every bit width, awkward length, index offset, SimdLevel and thread count, and the error
+// every bit width, awkward length, index offset, SimdLevel and thread count, the decode
+// (unpackers per width, on the pool) identical to the one-field BitReader loop, and the error
 // buffer of encode_with_feedback identical to the reference sequence y = x + e, encode, decode,
 // e = y - decoded.
 #include <gtest/gtest.h>
@@ -41,6 +42,8 @@ void expect_same_encode(unsigned bits, const std::vector<float>& x, const Random
   const NbitCompressor c(bits);
   std::vector<std::byte> want(c.payload_bytes(x.size()), std::byte{0xA5});
   const float want_scale = reference::nbit_encode(bits, x, want, key);
+  std::vector<float> want_out(x.size()), out(x.size());
+  reference::nbit_decode(bits, want_scale, want, want_out);
   for (const auto& config : kernel_configs()) {
     const ScopedKernelConfig scoped(config);
     std::vector<std::byte> got(want.size(), std::byte{0x5A});
@@ -48,10 +51,13 @@ void expect_same_encode(unsigned bits, const std::vector<float>& x, const Random
     ASSERT_TRUE(same_bits(scale, want_scale))
         << c.name() << " k=" << x.size() << " " << config.name();
     ASSERT_EQ(got, want) << c.name() << " k=" << x.size() << " " << config.name();
+    c.decode(want_scale, want, out);
+    ASSERT_EQ(first_difference(out, want_out), -1)
+        << c.name() << " k=" << x.size() << " " << config.name();
   }
 }
 
-TEST(NbitKernels, EncodeMatchesReferenceForEveryWidthAndSize) {
+TEST(NbitKernels, EncodeAndDecodeMatchReferenceForEveryWidthAndSize) {
   const RandomKey key{.seed = 17, .step = 3, .rank = 2, .stream = 1, .index_offset = 0};
   for (unsigned bits = NbitCompressor::kMinBits; bits <= NbitCompressor::kMaxBits; ++bits) {
     for (const size_t k : awkward_sizes()) {
@@ -96,7 +102,7 @@ TEST(NbitKernels, FeedbackErrorMatchesReferenceSequence) {
       for (size_t j = 0; j < k; ++j) y[j] = x[j] + 0.25f * e0[j];
       std::vector<std::byte> want(c.payload_bytes(k));
       const float want_scale = reference::nbit_encode(bits, y, want, key);
-      c.decode(want_scale, want, decoded);
+      reference::nbit_decode(bits, want_scale, want, decoded);
       for (size_t j = 0; j < k; ++j) want_e[j] = y[j] - decoded[j];
       for (const auto& config : kernel_configs()) {
         const ScopedKernelConfig scoped(config);
@@ -118,6 +124,8 @@ TEST(NbitKernels, WrongPayloadSizeIsRejected) {
   const std::vector<float> x(16, 1.0f);
   std::vector<std::byte> payload(15);
   EXPECT_THROW(c.encode(x, payload, RandomKey{}), InvalidArgument);
+  std::vector<float> out(16);
+  EXPECT_THROW(c.decode(1.0f, payload, out), InvalidArgument);
 }
 
 }  // namespace

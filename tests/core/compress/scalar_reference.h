@@ -211,4 +211,17 @@ inline float nbit_encode(unsigned bits, std::span<const float> x, std::span<std:
   return k == 0 ? 0.0f : s;
 }
 
+// nbit:B decode as the library ran it before: one BitReader field at a time.
+inline void nbit_decode(unsigned bits, float scale, std::span<const std::byte> payload,
+                        std::span<float> out) {
+  const double step =
+      static_cast<double>(scale) / static_cast<double>((uint32_t{1} << (bits - 1)) - 1);
+  BitReader reader(payload.data());
+  for (float& o : out) {
+    const uint32_t field = reader.get(bits);
+    const double magnitude = step * static_cast<double>(field >> 1);
+    o = static_cast<float>((field & 1u) != 0 ? -magnitude : magnitude);
+  }
+}
+
 }  // namespace compopt::reference
