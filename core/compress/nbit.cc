@@ -25,34 +25,22 @@ namespace {
 constexpr size_t kTask = 65536;
 constexpr size_t kBatch = 512;
 
-// NaN if some x_j is NaN, else max |x_j| (0 for k = 0). A maximum is exact, so the order of the
-// per-task partial results does not matter; non-negative floats order like their bit patterns.
+// NaN if some x_j is NaN, else max |x_j| (0 for k = 0). |x| as a bit pattern (sign cleared) is
+// an integer that orders like the magnitude, with every NaN above +inf (0x7F800000), so one
+// integer maximum, exact in any order and vectorized, gives both.
 float max_abs(std::span<const float> x) {
+  constexpr uint32_t kInfBits = 0x7F800000u;
   std::atomic<uint32_t> max_bits{0};
-  std::atomic<bool> any_nan{false};
   parallel_for_ranges(x.size(), kTask, [&](size_t, size_t begin, size_t end) {
-    float lane[8] = {};  // lane r: max over i = r mod 8, an elementwise loop that vectorizes
-    unsigned nan = 0;
-    size_t i = begin;
-    for (; i + 8 <= end; i += 8) {
-      for (size_t r = 0; r < 8; ++r) {
-        nan |= x[i + r] != x[i + r] ? 1u : 0u;
-        lane[r] = std::max(lane[r], std::fabs(x[i + r]));
-      }
-    }
-    for (size_t r = 0; i + r < end; ++r) {
-      nan |= x[i + r] != x[i + r] ? 1u : 0u;
-      lane[r] = std::max(lane[r], std::fabs(x[i + r]));
-    }
-    const float m = *std::max_element(lane, lane + 8);
-    if (nan) any_nan.store(true, std::memory_order_relaxed);
-    const uint32_t bits = std::bit_cast<uint32_t>(m);
+    uint32_t m = 0;
+    for (size_t i = begin; i < end; ++i)
+      m = std::max(m, std::bit_cast<uint32_t>(x[i]) & ~(1u << 31));
     uint32_t seen = max_bits.load(std::memory_order_relaxed);
-    while (seen < bits && !max_bits.compare_exchange_weak(seen, bits, std::memory_order_relaxed)) {
+    while (seen < m && !max_bits.compare_exchange_weak(seen, m, std::memory_order_relaxed)) {
     }
   });
-  if (any_nan.load(std::memory_order_relaxed)) return std::numeric_limits<float>::quiet_NaN();
-  return std::bit_cast<float>(max_bits.load(std::memory_order_relaxed));
+  const uint32_t m = max_bits.load(std::memory_order_relaxed);
+  return m > kInfBits ? std::numeric_limits<float>::quiet_NaN() : std::bit_cast<float>(m);
 }
 
 // field[i] = sign bit of x[i] (1 iff x[i] < 0), level 0: the encode when s is 0 or not finite.
