@@ -1,6 +1,7 @@
 #pragma once
 // Kernels behind the stochastic compressors (internal to core/compress), one table per SimdLevel
-// with bit-identical results: bulk Philox words in RandomKey's layout and the bits of `binary`.
+// with bit-identical results: bulk Philox words in RandomKey's layout, the bits of `binary` and
+// the fields of `nbit`.
 
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +17,12 @@ struct RandomKernels {
   // uniform_from_bits(words[j]); that equals u_j < clamp((x_j + 1)/2, 0, 1) since 0 <= u_j < 1,
   // and NaN gives 0. Returns whether some x_j is NaN.
   bool (*binary_bits)(const float* x, const uint32_t* words, size_t n, std::byte* bits);
+  // The fields of `nbit:B` (nbit.h) for a finite scale s > 0 and L = levels: field[i] = sign |
+  // level << 1, sign = (x_i < 0), t = |x_i| / s * L, level = floor(t) + (u_i < t - floor(t)), u_i =
+  // uniform_from_bits(words[i]). Requires |x_i| <= s (so 0 <= t <= L < 2^31 and truncation is
+  // floor).
+  void (*nbit_fields)(const float* x, const uint32_t* words, size_t n, float s, float levels,
+                      uint32_t* field);
 };
 
 const RandomKernels& portable_random_kernels();

@@ -134,7 +134,39 @@ COMPOPT_AVX2 bool binary_bits(const float* x, const uint32_t* words, size_t n, s
   return _mm256_movemask_ps(nan) != 0;
 }
 
-constexpr RandomKernels kAvx2 = {philox_words, binary_bits};
+// Fields of 8 elements: fabs clears the sign bit, the conversion truncates like the portable cast.
+COMPOPT_AVX2 inline __m256i nbit_fields8(__m256 x, __m256i w, __m256 s, __m256 levels) {
+  const __m256 t =
+      _mm256_mul_ps(_mm256_div_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), s), levels);
+  const __m256i lower = _mm256_cvttps_epi32(t);
+  const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(w, 8)),
+                                 _mm256_set1_ps(1.0f / 16777216.0f));
+  const __m256 up = _mm256_cmp_ps(u, _mm256_sub_ps(t, _mm256_cvtepi32_ps(lower)), _CMP_LT_OQ);
+  const __m256i level = _mm256_sub_epi32(lower, _mm256_castps_si256(up));  // mask -1 adds 1
+  const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+  return _mm256_or_si256(_mm256_srli_epi32(_mm256_castps_si256(negative), 31),
+                         _mm256_slli_epi32(level, 1));
+}
+
+COMPOPT_AVX2 void nbit_fields(const float* x, const uint32_t* words, size_t n, float s,
+                              float levels, uint32_t* field) {
+  const __m256 sv = _mm256_set1_ps(s), lv = _mm256_set1_ps(levels);
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + j));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(field + j),
+                        nbit_fields8(_mm256_loadu_ps(x + j), w, sv, lv));
+  }
+  if (full < n) {  // padding lanes are x = 0: their fields are dropped
+    alignas(32) uint32_t tmp[8];
+    _mm256_store_si256(
+        reinterpret_cast<__m256i*>(tmp),
+        nbit_fields8(load_floats(x + full, n - full), load_words(words + full, n - full), sv, lv));
+    std::memcpy(field + full, tmp, (n - full) * sizeof(uint32_t));
+  }
+}
+
+constexpr RandomKernels kAvx2 = {philox_words, binary_bits, nbit_fields};
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 // Portable kernels of random_kernels.h, and the run-time choice of the table.
 #include <algorithm>
+#include <cmath>
 
 #include "core/compress/bit_packing.h"
 #include "core/compress/random_kernels.h"
@@ -40,7 +41,17 @@ bool binary_bits(const float* x, const uint32_t* words, size_t n, std::byte* bit
   return nan != 0;
 }
 
-constexpr RandomKernels kPortable = {philox_words, binary_bits};
+void nbit_fields(const float* __restrict x, const uint32_t* __restrict words, size_t n, float s,
+                 float levels, uint32_t* __restrict field) {
+  for (size_t i = 0; i < n; ++i) {
+    const float t = std::fabs(x[i]) / s * levels;
+    const int32_t lower = static_cast<int32_t>(t);
+    const int32_t up = uniform_from_bits(words[i]) < t - static_cast<float>(lower) ? 1 : 0;
+    field[i] = (x[i] < 0.0f ? 1u : 0u) | static_cast<uint32_t>(lower + up) << 1;
+  }
+}
+
+constexpr RandomKernels kPortable = {philox_words, binary_bits, nbit_fields};
 
 }  // namespace
 

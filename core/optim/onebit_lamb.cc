@@ -5,6 +5,7 @@
 
 #include "core/optim/adam.h"
 #include "core/optim/lamb.h"
+#include "core/optim/update_kernels.h"
 #include "core/optim/vector_ops.h"
 #include "core/util/error.h"
 
@@ -93,15 +94,11 @@ void OnebitLamb::compression_step(std::span<float> params, std::span<const float
     const auto k = static_cast<float>(k_[l]);
     for (float& x : layout().slice(std::span<float>(m_), l)) x /= k;
   }
+  const UpdateKernels& kernels = update_kernels();
   for (size_t l = 0; l < layers; ++l) {
     const size_t off = layout().tensor(l).offset, n = layout().tensor(l).size;
-    double r = 0;
-    for (size_t j = off; j < off + n; ++j) {
-      const float g = (m_[j] - b1 * m_prev_[j]) / (1.0f - b1);
-      v_fresh_[j] = b2 * v_fresh_[j] + (1.0f - b2) * g * g;
-      r = std::max(r, (static_cast<double>(std::sqrt(v_[j])) + eps) /
-                          (static_cast<double>(std::sqrt(v_fresh_[j])) + eps));
-    }
+    double r = kernels.lamb_fresh_ratio(m_.data() + off, m_prev_.data() + off, v_.data() + off,
+                                        v_fresh_.data() + off, b1, b2, eps, n);
     if (has_ratio_) {
       r = std::clamp(r, (1.0 - opt_.r_threshold) * ratios_[l],
                      (1.0 + opt_.r_threshold) * ratios_[l]);
@@ -110,9 +107,7 @@ void OnebitLamb::compression_step(std::span<float> params, std::span<const float
     ratios_[l] = r;
     coefficients_[l] = r * c_avg_[l];
     const auto step = static_cast<float>(lr * coefficients_[l]);
-    for (size_t j = off; j < off + n; ++j) {
-      params[j] -= step * (m_[j] / (std::sqrt(v_[j]) + eps) + wd * params[j]);
-    }
+    kernels.lamb_update(params.data() + off, m_.data() + off, v_.data() + off, step, eps, wd, n);
   }
   has_ratio_ = true;
 }

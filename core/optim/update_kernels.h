@@ -31,6 +31,14 @@ struct UpdateKernels {
   // : bh; g = m / (b + eps).
   void (*birder)(float* m, float* bh, float* b, float* g, float beta, float eps, bool use_max,
                  size_t n);
+  // 1-bit LAMB's compression step (Li et al.): g = (m - b1*m_prev) / (1-b1); vf = b2*vf +
+  // ((1-b2)*g)*g; returns the largest (double(sqrt(v)) + eps) / (double(sqrt(vf)) + eps) in
+  // double, starting from 0 (NaN ratios are skipped, as std::max(r, NaN) keeps r).
+  double (*lamb_fresh_ratio)(const float* m, const float* m_prev, const float* v, float* vf,
+                             float b1, float b2, float eps, size_t n);
+  // x = x - step*(m / (sqrt(v) + eps) + wd*x)
+  void (*lamb_update)(float* x, const float* m, const float* v, float step, float eps, float wd,
+                      size_t n);
 };
 
 const UpdateKernels& portable_update_kernels();

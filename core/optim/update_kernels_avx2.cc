@@ -8,6 +8,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 #define COMPOPT_AVX2 __attribute__((target("avx2")))
 
 namespace compopt {
@@ -144,9 +146,63 @@ COMPOPT_AVX2 void birder(float* m, float* bh, float* b, float* g, float beta, fl
   tail().birder(m + full, bh + full, b + full, g + full, beta, eps, use_max, n - full);
 }
 
-constexpr UpdateKernels kAvx2 = {
-    adam_direction,   ema,   ema_square, apply_update, add_scaled, subtract_scaled, momentum_paper,
-    momentum_pytorch, birder};
+// (double(sqrt(v)) + eps) / (double(sqrt(vf)) + eps) for 4 lanes of float roots.
+COMPOPT_AVX2 inline __m256d lamb_ratio4(__m128 root_v, __m128 root_vf, __m256d eps) {
+  return _mm256_div_pd(_mm256_add_pd(_mm256_cvtps_pd(root_v), eps),
+                       _mm256_add_pd(_mm256_cvtps_pd(root_vf), eps));
+}
+
+COMPOPT_AVX2 double lamb_fresh_ratio(const float* m, const float* m_prev, const float* v, float* vf,
+                                     float b1, float b2, float eps, size_t n) {
+  const __m256 vb1 = _mm256_set1_ps(b1), vd1 = _mm256_set1_ps(1.0f - b1);
+  const __m256 vb2 = _mm256_set1_ps(b2), vd2 = _mm256_set1_ps(1.0f - b2);
+  const __m256d veps = _mm256_set1_pd(eps);
+  // std::max(r, q) = (r < q) ? q : r = maxpd(q, r): a NaN q keeps r. A maximum is exact, so the
+  // two lane sets and the tail combine in any order.
+  __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 g = _mm256_div_ps(
+        _mm256_sub_ps(_mm256_loadu_ps(m + j), _mm256_mul_ps(vb1, _mm256_loadu_ps(m_prev + j))),
+        vd1);
+    const __m256 vfj = _mm256_add_ps(_mm256_mul_ps(vb2, _mm256_loadu_ps(vf + j)),
+                                     _mm256_mul_ps(_mm256_mul_ps(vd2, g), g));
+    _mm256_storeu_ps(vf + j, vfj);
+    const __m256 rv = _mm256_sqrt_ps(_mm256_loadu_ps(v + j)), rf = _mm256_sqrt_ps(vfj);
+    lo = _mm256_max_pd(lamb_ratio4(_mm256_castps256_ps128(rv), _mm256_castps256_ps128(rf), veps),
+                       lo);
+    hi = _mm256_max_pd(
+        lamb_ratio4(_mm256_extractf128_ps(rv, 1), _mm256_extractf128_ps(rf, 1), veps), hi);
+  }
+  alignas(32) double lanes[8];
+  _mm256_store_pd(lanes, lo);
+  _mm256_store_pd(lanes + 4, hi);
+  double r =
+      tail().lamb_fresh_ratio(m + full, m_prev + full, v + full, vf + full, b1, b2, eps, n - full);
+  for (const double lane : lanes) r = std::max(r, lane);
+  return r;
+}
+
+COMPOPT_AVX2 void lamb_update(float* x, const float* m, const float* v, float step, float eps,
+                              float wd, size_t n) {
+  const __m256 vs = _mm256_set1_ps(step), veps = _mm256_set1_ps(eps), vwd = _mm256_set1_ps(wd);
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 xj = _mm256_loadu_ps(x + j);
+    const __m256 dir = _mm256_div_ps(_mm256_loadu_ps(m + j),
+                                     _mm256_add_ps(_mm256_sqrt_ps(_mm256_loadu_ps(v + j)), veps));
+    _mm256_storeu_ps(
+        x + j, _mm256_sub_ps(xj, _mm256_mul_ps(vs, _mm256_add_ps(dir, _mm256_mul_ps(vwd, xj)))));
+  }
+  tail().lamb_update(x + full, m + full, v + full, step, eps, wd, n - full);
+}
+
+constexpr UpdateKernels kAvx2 = {adam_direction, ema,
+                                 ema_square,     apply_update,
+                                 add_scaled,     subtract_scaled,
+                                 momentum_paper, momentum_pytorch,
+                                 birder,         lamb_fresh_ratio,
+                                 lamb_update};
 
 }  // namespace
 

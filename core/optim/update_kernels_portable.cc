@@ -60,9 +60,29 @@ void birder(float* m, float* bh, float* b, float* g, float beta, float eps, bool
   }
 }
 
-constexpr UpdateKernels kPortable = {
-    adam_direction,   ema,   ema_square, apply_update, add_scaled, subtract_scaled, momentum_paper,
-    momentum_pytorch, birder};
+double lamb_fresh_ratio(const float* m, const float* m_prev, const float* v, float* vf, float b1,
+                        float b2, float eps, size_t n) {
+  double r = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const float g = (m[j] - b1 * m_prev[j]) / (1.0f - b1);
+    vf[j] = b2 * vf[j] + (1.0f - b2) * g * g;
+    r = std::max(r, (static_cast<double>(std::sqrt(v[j])) + eps) /
+                        (static_cast<double>(std::sqrt(vf[j])) + eps));
+  }
+  return r;
+}
+
+void lamb_update(float* x, const float* m, const float* v, float step, float eps, float wd,
+                 size_t n) {
+  for (size_t j = 0; j < n; ++j) x[j] -= step * (m[j] / (std::sqrt(v[j]) + eps) + wd * x[j]);
+}
+
+constexpr UpdateKernels kPortable = {adam_direction, ema,
+                                     ema_square,     apply_update,
+                                     add_scaled,     subtract_scaled,
+                                     momentum_paper, momentum_pytorch,
+                                     birder,         lamb_fresh_ratio,
+                                     lamb_update};
 
 }  // namespace
 

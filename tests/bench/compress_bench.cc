@@ -242,6 +242,17 @@ void BM_nbit8_encode(benchmark::State& state) {
   });
 }
 
+// The single-threaded BitWriter encode nbit ran before the chunked kernels.
+void BM_nbit8_encode_scalar(benchmark::State& state) {
+  const std::vector<float> x = make_input(elements(state));
+  std::vector<std::byte> payload(x.size());
+  RandomKey key{.seed = 1, .step = 0, .rank = 0, .stream = 0, .index_offset = 0};
+  run(state, [&] {
+    benchmark::DoNotOptimize(reference::nbit_encode(8, x, payload, key));
+    ++key.step;
+  });
+}
+
 // topk:0.01 (selection of the 1% largest magnitudes, then (index, value) pairs) and its decode;
 // no scalar twin.
 void BM_topk_encode(benchmark::State& state) {
@@ -336,6 +347,7 @@ COMPOPT_COMPRESS_BENCH(BM_fp16_encode_scalar);
 COMPOPT_COMPRESS_BENCH(BM_fp16_decode);
 COMPOPT_COMPRESS_BENCH(BM_fp16_decode_scalar);
 COMPOPT_COMPRESS_BENCH(BM_nbit8_encode);
+COMPOPT_COMPRESS_BENCH(BM_nbit8_encode_scalar);
 COMPOPT_COMPRESS_BENCH(BM_topk_encode);
 COMPOPT_COMPRESS_BENCH(BM_topk_decode);
 COMPOPT_COMPRESS_BENCH(BM_identity_encode);

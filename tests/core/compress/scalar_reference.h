@@ -175,4 +175,53 @@ inline void fp16_decode(std::span<const std::byte> payload, std::span<float> out
   }
 }
 
+// nbit:B encode as the library ran it before the chunked kernels: max |x| with the NaN check in
+// one pass, then blocks of kBlock fields through the generic BitWriter.
+inline float nbit_encode(unsigned bits, std::span<const float> x, std::span<std::byte> payload,
+                         const RandomKey& key) {
+  const size_t k = x.size();
+  float max_abs = 0.0f;
+  bool any_nan = false;
+  for (const float v : x) {
+    any_nan |= (v != v);
+    max_abs = std::max(max_abs, std::fabs(v));
+  }
+  const float s = any_nan ? std::numeric_limits<float>::quiet_NaN() : max_abs;
+  const bool quantize = s > 0.0f && std::isfinite(s);
+  const float levels = static_cast<float>((uint32_t{1} << (bits - 1)) - 1);
+  BitWriter writer(payload.data());
+  float u[kBlock];
+  uint32_t field[kBlock];
+  for (size_t begin = 0; begin < k; begin += kBlock) {
+    const size_t n = std::min(kBlock, k - begin);
+    const float* xb = x.data() + begin;
+    for (size_t i = 0; i < n; ++i) field[i] = xb[i] < 0.0f ? 1u : 0u;
+    if (quantize) {
+      reference::fill_uniforms(key, key.index_offset + begin, std::span<float>(u, n));
+      for (size_t i = 0; i < n; ++i) {
+        const float t = std::fabs(xb[i]) / s * levels;
+        const float lower = std::floor(t);
+        const uint32_t level = static_cast<uint32_t>(lower) + (u[i] < t - lower ? 1u : 0u);
+        field[i] |= level << 1;
+      }
+    }
+    for (size_t i = 0; i < n; ++i) writer.put(field[i], bits);
+  }
+  writer.finish();
+  return k == 0 ? 0.0f : s;
+}
+
+// nbit:B decode as the library ran it before: one BitReader field at a time.
+inline void nbit_decode(unsigned bits, float scale, std::span<const std::byte> payload,
+                        std::span<float> out) {
+  const double step =
+      static_cast<double>(scale) / static_cast<double>((uint32_t{1} << (bits - 1)) - 1);
+  BitReader reader(payload.data());
+  for (float& o : out) {
+    const uint32_t field = reader.get(bits);
+    const double magnitude = step * static_cast<double>(field >> 1);
+    o = static_cast<float>((field & 1u) != 0 ? -magnitude : magnitude);
+  }
+}
+
 }  // namespace compopt::reference

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
@@ -173,6 +174,75 @@ TEST(UpdateKernels, BirderMatchesScalarLoop) {
             a[3][j] = a[0][j] / (a[2][j] + eps);
           }
         });
+  }
+}
+
+TEST(UpdateKernels, LambFreshRatioMatchesScalarLoop) {
+  const float b1 = 0.9f, b2 = 0.999f;
+  for (const float eps : {1e-6f, 0.0f}) {
+    for (const size_t n : lengths()) {
+      std::vector<std::vector<float>> a;
+      for (uint32_t i = 0; i < 4; ++i) a.push_back(inputs(n, static_cast<uint32_t>(n) + i));
+      auto want = a;
+      double want_r = 0;
+      for (size_t j = 0; j < n; ++j) {
+        const float g = (want[0][j] - b1 * want[1][j]) / (1.0f - b1);
+        want[3][j] = b2 * want[3][j] + (1.0f - b2) * g * g;
+        want_r = std::max(want_r, (static_cast<double>(std::sqrt(want[2][j])) + eps) /
+                                      (static_cast<double>(std::sqrt(want[3][j])) + eps));
+      }
+      for (const UpdateKernels* table : tables()) {
+        auto got = a;
+        const double r = table->lamb_fresh_ratio(got[0].data(), got[1].data(), got[2].data(),
+                                                 got[3].data(), b1, b2, eps, n);
+        EXPECT_EQ(std::memcmp(&r, &want_r, sizeof r), 0) << "n=" << n << " " << r << " " << want_r;
+        EXPECT_EQ(first_difference(got[3], want[3]), -1) << "n=" << n;
+      }
+    }
+  }
+}
+
+TEST(UpdateKernels, LambFreshRatioHandValues) {
+  // b1 = 0.5, b2 = 0.75, eps = 0. m = 1, m_prev = 0: g = 2, vf = 0.75*4 + (0.25*2)*2 = 4, v = 16:
+  // ratio 4/2 = 2. m = m_prev = 0: g = 0, vf = 0.75*12 = 9, v = 81: ratio 9/3 = 3. A negative v
+  // gives a NaN ratio, which the maximum skips.
+  for (const UpdateKernels* table : tables()) {
+    for (const size_t at : {size_t{3}, size_t{8}}) {  // in the 8-lane part or in the tail
+      std::vector<float> m(9, 1.0f), m_prev(9, 0.0f), v(9, 16.0f), vf(9, 4.0f);
+      m[at] = 0.0f;
+      v[at] = 81.0f;
+      vf[at] = 12.0f;
+      v[5] = -1.0f;
+      const double r = table->lamb_fresh_ratio(m.data(), m_prev.data(), v.data(), vf.data(), 0.5f,
+                                               0.75f, 0.0f, 9);
+      EXPECT_EQ(r, 3.0) << at;
+      EXPECT_EQ(vf[at], 9.0f);
+      EXPECT_EQ(vf[at == 3 ? 8 : 3], 4.0f);
+    }
+    std::vector<float> z(4, 0.0f), v(4, 1.0f);
+    EXPECT_EQ(table->lamb_fresh_ratio(z.data(), z.data(), v.data(), z.data(), 0.9f, 0.9f, 0.0f, 0),
+              0.0);
+  }
+}
+
+TEST(UpdateKernels, LambUpdateMatchesScalarLoopAndHandValue) {
+  const float step = 0.01f, wd = 0.1f;
+  for (const float eps : {1e-6f, 0.0f}) {
+    expect_same(
+        "lamb_update", 3,
+        [&](const UpdateKernels& k, auto& a, size_t n) {
+          k.lamb_update(a[0], a[1], a[2], step, eps, wd, n);
+        },
+        [&](auto& a, size_t n) {
+          for (size_t j = 0; j < n; ++j)
+            a[0][j] -= step * (a[1][j] / (std::sqrt(a[2][j]) + eps) + wd * a[0][j]);
+        });
+  }
+  // x = 1, m = 2, v = 4, eps = 0, wd = 0.5, step = 0.5: 1 - 0.5*(2/2 + 0.5) = 0.25.
+  for (const UpdateKernels* table : tables()) {
+    std::vector<float> x(9, 1.0f), m(9, 2.0f), v(9, 4.0f);
+    table->lamb_update(x.data(), m.data(), v.data(), 0.5f, 0.0f, 0.5f, 9);
+    EXPECT_EQ(x, std::vector<float>(9, 0.25f));
   }
 }
 
