@@ -163,16 +163,13 @@ ClusterSpec cluster_from_config(const toml::table& cluster_table) {
 }
 
 ClusterSpec cluster_from_file(const std::string& path) {
-  toml::table root;
+  std::string text;
   try {
-    root = toml::parse(read_text_file(path), path);
+    text = read_text_file(path);
   } catch (const IoError& e) {
     throw InvalidArgument(fmt::format("cluster file '{}': {}", path, e.what()));
-  } catch (const toml::parse_error& e) {
-    throw InvalidArgument(fmt::format("cluster file '{}': line {}, column {}: {}", path,
-                                      e.source().begin.line, e.source().begin.column,
-                                      e.description()));
   }
+  const toml::table root = parse_toml_document(text, path, "cluster file");
   const toml::table* table = root["cluster"].as_table();
   if (table == nullptr)
     throw InvalidArgument(fmt::format("cluster file '{}': no [cluster] table", path));

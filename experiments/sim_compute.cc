@@ -56,10 +56,10 @@ void refuse_other_mode_keys(HyperParams& hp, const std::string& mode) {
   for (const char* key : kKeys) {
     const std::string k(key);
     if (k == "run.compute" || !hp.has(k)) continue;
-    const bool fixed_key = is_fixed_key(k);
-    if (fixed_key == (mode == "fixed") && (fixed_key || mode == "model")) continue;
-    hp.fail(fmt::format("key '{}' applies to run.compute = {} only (run.compute = {})", k,
-                        fixed_key ? "fixed" : "model", mode));
+    const std::string key_mode = is_fixed_key(k) ? "fixed" : "model";
+    if (key_mode == mode) continue;
+    hp.fail(fmt::format("key '{}' applies to run.compute = {} only (run.compute = {})", k, key_mode,
+                        mode));
   }
 }
 

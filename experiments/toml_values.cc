@@ -49,4 +49,15 @@ void check_table_keys(const toml::table& table, const std::set<std::string>& kno
   }
 }
 
+toml::table parse_toml_document(std::string_view text, const std::string& path,
+                                const std::string& what) {
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw InvalidArgument(fmt::format("{} '{}': line {}, column {}: {}", what, path,
+                                      e.source().begin.line, e.source().begin.column,
+                                      e.description()));
+  }
+}
+
 }  // namespace compopt::cli

@@ -7,6 +7,7 @@
 
 #include <set>
 #include <string>
+#include <string_view>
 
 namespace compopt::cli {
 
@@ -17,6 +18,11 @@ double number_of(const toml::node& node, const std::string& key);
 int integer_of(const toml::node& node, const std::string& key);  // 0..INT_MAX
 std::string text_of(const toml::node& node, const std::string& key);
 bool bool_of(const toml::node& node, const std::string& key);
+
+// The TOML document `text` read from `path`; a syntax error throws InvalidArgument
+// "<what> '<path>': line L, column C: <description>".
+toml::table parse_toml_document(std::string_view text, const std::string& path,
+                                const std::string& what);
 
 // Throws "unknown key '<prefix>.<key>', expected one of ..." for a key of `table` not in
 // `known`.

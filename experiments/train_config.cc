@@ -21,6 +21,7 @@
 #include "core/util/io_error.h"
 #include "experiments/cluster_config.h"
 #include "experiments/config_overrides.h"
+#include "experiments/toml_values.h"
 #include "experiments/train_limits.h"
 #include "net_models/cluster_presets.h"
 #include "real_backend/backend_registry.h"
@@ -283,14 +284,7 @@ std::map<std::string, std::string> read_toml_flat(const std::string& path) {
 }
 
 std::map<std::string, std::string> parse_toml_flat(std::string_view text, const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    throw InvalidArgument(fmt::format("config file '{}': line {}, column {}: {}", path,
-                                      e.source().begin.line, e.source().begin.column,
-                                      e.description()));
-  }
+  toml::table root = parse_toml_document(text, path, "config file");
   canonicalize_keys(root, fmt::format("config file '{}'", path));
   std::map<std::string, std::string> flat;
   for (const auto& [table_key, node] : root) {

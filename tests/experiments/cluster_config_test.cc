@@ -36,13 +36,15 @@ class TempToml {
  public:
   explicit TempToml(const std::string& text)
       : path_(std::filesystem::temp_directory_path() /
-              ("compopt_cluster_" + std::to_string(::getpid()) + ".toml")) {
+              ("compopt_cluster_" + std::to_string(::getpid()) + "_" + std::to_string(next_id_++) +
+               ".toml")) {
     std::ofstream(path_) << text;
   }
   ~TempToml() { std::filesystem::remove(path_); }
   std::string path() const { return path_.string(); }
 
  private:
+  static inline int next_id_ = 0;  // one file per object alive at once
   std::filesystem::path path_;
 };
 
@@ -69,6 +71,9 @@ TEST(ClusterConfig, ClusterFileErrorsNameTheFile) {
     });
   };
   EXPECT_THAT(train_error("/nonexistent/c.toml"), HasSubstr("cluster file '/nonexistent/c.toml'"));
+  const TempToml bad_syntax("[cluster\nnodes = 4\n");
+  EXPECT_THAT(train_error(bad_syntax.path()),
+              HasSubstr("cluster file '" + bad_syntax.path() + "': line 1, column 9"));
   const TempToml no_table("[run]\nsteps = 3\n");
   EXPECT_THAT(train_error(no_table.path()), HasSubstr("no [cluster] table"));
   const TempToml bad_key("[cluster]\nnodes = 4\nlinks = 2\n");
