@@ -13,6 +13,7 @@
 #include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "net_models/compute_model.h"
+#include "sim/collapsed_rounds.h"
 #include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
 #include "sim/sim_transport.h"
@@ -108,9 +109,11 @@ RoundTiming time_full_collective(Communicator& comm, const Stage& stage, const W
 // One collective of `modeled` elements on every GPU of the cluster, simulated
 // on a proxy; returns its simulated duration (slowest rank) and modeled traffic, and
 // with `spans` every rank's phases from the start of its collective.
-// Timed by symmetry (simulate_rounds) where timed_by_rounds allows it and the
-// config does not ask for the full collectives. Compute is not simulated here: every rank does the
-// same work, so it adds the same time on every rank and simulate_step composes it analytically.
+// Timed by symmetry where timed_by_rounds allows it and the config does not ask for the
+// full collectives: collapsed onto a two-node mirror (collapsed_rounds.h) where the
+// cluster allows it, else every rank runs the rounds (simulate_rounds). Compute is not simulated
+// here: every rank does the same work, so it adds the same time on every rank and simulate_step
+// composes it analytically.
 CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, double modeled,
                                 std::vector<std::vector<PhaseSpan>>* spans = nullptr) {
   const net::ClusterSpec& cluster = config.cluster;
@@ -127,6 +130,11 @@ CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, do
       by_rounds ? collective_rounds(stage.scheme, stage.compressor, proxy,
                                     config.workload.wire_bytes(), cluster)
                 : std::vector<ShiftRound>{};
+  if (by_rounds && collapsible(cluster)) {
+    CollapsedTiming t = std::move(simulate_collapsed(cluster, {{rounds, wire}}).front());
+    if (spans != nullptr) spans->assign(static_cast<size_t>(n), t.spans);
+    return {t.seconds, t.bytes_per_gpu, t.inter_node_bytes};
+  }
   if (spans != nullptr) spans->assign(static_cast<size_t>(n), {});
   run_sim({.cluster = cluster}, [&](Communicator& comm) {
     SimTransport& transport = SimTransport::of(comm);
