@@ -164,7 +164,7 @@ bool timed_by_rounds(CommScheme scheme, const net::ClusterSpec& cluster) {
     case CommScheme::kRing:
       return true;
     case CommScheme::kCompressedFlat:
-      return cluster.topology == net::Topology::kStar;
+      return cluster.topology == net::Topology::kStar || collapsible(cluster);
     case CommScheme::kCompressedHierarchical:
       return collapsible(cluster);
   }

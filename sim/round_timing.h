@@ -61,9 +61,9 @@ class RoundSpans {
 int round_peer(RoundScope scope, int shift, int rank, int nodes, int gpus_per_node);
 
 // Whether `scheme` on `cluster` is timed by rounds: the ring on generated
-// platforms, the flat compressed allreduce on a generated star, the hierarchical
-// scheme where the rounds collapse exactly (collapsed_rounds.h). Elsewhere ranks
-// drift apart across all-to-all rounds and only the full simulation is exact.
+// platforms, the flat compressed allreduce on a generated star or where the rounds
+// collapse exactly (collapsed_rounds.h), the hierarchical scheme where they collapse. Elsewhere
+// ranks drift apart across all-to-all rounds and only the full simulation is exact.
 bool timed_by_rounds(CommScheme scheme, const net::ClusterSpec& cluster);
 
 // The rounds of `scheme` on `proxy` elements over every GPU of `cluster`.
