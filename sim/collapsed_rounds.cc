@@ -95,7 +95,10 @@ class JobTimer {
 }  // namespace
 
 bool collapsible(const net::ClusterSpec& cluster) {
-  if (!cluster.platform_file.empty() || cluster.rail_optimized) return false;
+  if (!cluster.platform_file.empty()) return false;
+  // A rail's uplink carries the cross-rail flows of every node; sized from the node count it
+  // scales with them (the mirror's is 2/nodes of it), a fixed rate does not.
+  if (cluster.rail_optimized && cluster.uplink_gbps != 0) return false;
   if (cluster.topology == net::Topology::kStar) return true;
   return cluster.topology == net::Topology::kFatTree &&
          (cluster.nodes_per_switch == 0 || cluster.nodes_per_switch >= cluster.nodes);
