@@ -5,7 +5,6 @@
 #include <exception>
 #include <map>
 #include <simgrid/s4u.hpp>
-#include <string_view>
 #include <tuple>
 
 #include "core/util/error.h"
