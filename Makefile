@@ -26,6 +26,7 @@ test: build
 
 bench: build
 	$(BUILD_DIR)/tests/bench/compopt_bench
+	$(BUILD_DIR)/tests/bench/compopt_sim_scale_bench
 
 # The main job on its built-in default: every study of the papers at the quick
 # scale, figures and report.md under runs/reproduce-<time>/ (runs/latest-reproduce

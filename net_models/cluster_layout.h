@@ -50,6 +50,10 @@ class ClusterLayout {
   const std::vector<LayoutGroup>& groups() const { return groups_; }
   // Fabric links from group a's gateway to group b's (a != b).
   std::vector<LinkHop> route(size_t a, size_t b) const;
+  // Group g's NIC link; the number of leaf switches. Every route between groups
+  // of different nodes is NIC a up, (other leaf: uplink a up, uplink b down,) NIC b down.
+  size_t nic_link(size_t group) const { return nic_of_group_[group]; }
+  size_t leaf_count() const { return uplink_of_leaf_.size(); }
 
  private:
   void add_node(const ClusterSpec& spec, int node, bool padded);

@@ -80,25 +80,34 @@ void seal_group(const LayoutGroup& group, const GroupZone& zone,
   zone.zone->seal();
 }
 
-// star and fat-tree (net_models/cluster_layout.h): one full zone with explicit routes
-// between star zones of GPUs (a node, or the GPUs of one NIC).
-void build_switched(const ClusterSpec& spec, PlatformHosts& hosts) {
-  const ClusterLayout layout(spec, false);
-  sg4::NetZone* fabric = sg4::create_full_zone("fabric");
-  std::vector<GroupZone> zones;
-  for (const LayoutGroup& group : layout.groups()) zones.push_back(create_group(group, fabric));
+void add_hosts(const LayoutGroup& group, PlatformHosts& hosts) {
+  for (const std::string& host : group.hosts) {
+    hosts.by_node[static_cast<size_t>(group.node)].push_back(sg4::Host::by_name(host));
+  }
+}
+
+std::vector<sg4::Link*> create_links(const ClusterLayout& layout, sg4::NetZone* fabric,
+                                     const std::vector<GroupZone>& zones) {
   std::vector<sg4::Link*> links;
   for (const LayoutLink& link : layout.links()) {
     links.push_back(
         create_link(link.group < 0 ? fabric : zones[static_cast<size_t>(link.group)].zone, link));
   }
-  hosts.by_node.resize(static_cast<size_t>(spec.nodes));
+  return links;
+}
+
+// Several NICs per node or several leaf switches (net_models/cluster_layout.h): one full
+// zone with explicit routes between star zones of the GPUs of one NIC (O(groups^2)
+// routes), the construction here that routes a node's NIC groups to each other through its
+// switch and cross-leaf traffic through both uplinks.
+void build_full_fabric(const ClusterLayout& layout, PlatformHosts& hosts) {
+  sg4::NetZone* fabric = sg4::create_full_zone("fabric");
+  std::vector<GroupZone> zones;
+  for (const LayoutGroup& group : layout.groups()) zones.push_back(create_group(group, fabric));
+  const std::vector<sg4::Link*> links = create_links(layout, fabric, zones);
   for (size_t g = 0; g < zones.size(); ++g) {
-    const LayoutGroup& group = layout.groups()[g];
-    seal_group(group, zones[g], links);
-    for (const std::string& host : group.hosts) {
-      hosts.by_node[static_cast<size_t>(group.node)].push_back(sg4::Host::by_name(host));
-    }
+    seal_group(layout.groups()[g], zones[g], links);
+    add_hosts(layout.groups()[g], hosts);
   }
   for (size_t a = 0; a < zones.size(); ++a) {
     for (size_t b = 0; b < zones.size(); ++b) {
@@ -112,6 +121,37 @@ void build_switched(const ClusterSpec& spec, PlatformHosts& hosts) {
     }
   }
   fabric->seal();
+}
+
+// One NIC per node and one leaf switch: the fabric is a star zone holding the node zones,
+// so routing takes constant time and the platform O(nodes) routes. Node a to node b
+// crosses NIC a up, NIC b down: the links, directions and order of build_full_fabric's
+// explicit routes. (Leaf star zones inside it, three levels of zones, lose the uplinks
+// from cross-leaf routes in SimGrid 3.32: several leaves keep the full zone.)
+void build_star_fabric(const ClusterLayout& layout, PlatformHosts& hosts) {
+  sg4::NetZone* fabric = sg4::create_star_zone("fabric");
+  std::vector<GroupZone> zones;
+  for (const LayoutGroup& group : layout.groups()) zones.push_back(create_group(group, fabric));
+  const std::vector<sg4::Link*> links = create_links(layout, fabric, zones);
+  for (size_t g = 0; g < zones.size(); ++g) {
+    seal_group(layout.groups()[g], zones[g], links);
+    add_hosts(layout.groups()[g], hosts);
+    fabric->add_route(zones[g].zone->get_netpoint(), nullptr, zones[g].gateway, nullptr,
+                      {sg4::LinkInRoute(links[layout.nic_link(g)], Dir::UP)}, true);
+  }
+  fabric->seal();
+}
+
+// star and fat-tree: a star zone where each node has one NIC group under one leaf switch,
+// else the full zone.
+void build_switched(const ClusterSpec& spec, PlatformHosts& hosts) {
+  const ClusterLayout layout(spec, false);
+  hosts.by_node.resize(static_cast<size_t>(spec.nodes));
+  if (layout.groups().size() == static_cast<size_t>(spec.nodes) && layout.leaf_count() == 1) {
+    build_star_fabric(layout, hosts);
+  } else {
+    build_full_fabric(layout, hosts);
+  }
 }
 
 // torus and dragonfly: SimGrid's cluster zones with a node star zone at each leaf (one

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "core/util/error.h"
-#include "net_models/platform_builder.h"
 #include "sim/sim_transport.h"
 
 namespace compopt::sim {
@@ -127,13 +126,9 @@ void create_rank_actors(SimShared& shared, const net::PlatformHosts& hosts, int 
 
 }  // namespace
 
-SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Communicator&)>& fn) {
-  const net::ClusterSpec& cluster = options.cluster;
-  cluster.validate();
-  const int ranks = options.ranks > 0 ? options.ranks : cluster.gpus();
-  const int per_node = options.gpus_per_node > 0 ? options.gpus_per_node : cluster.gpus_per_node;
-  check_placement(cluster, ranks, per_node);
-
+void run_engine(const net::ClusterSpec& cluster,
+                const std::function<void(const net::PlatformHosts&)>& setup,
+                const std::function<void()>& finish) {
   std::unique_lock lock(engine_mutex(), std::try_to_lock);
   if (!lock.owns_lock() || sg4::Engine::has_instance()) {
     throw InvalidArgument(
@@ -141,15 +136,34 @@ SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Comm
   }
   EngineArgs args;
   sg4::Engine engine(args.argc(), args.argv());
-  const net::PlatformHosts hosts = net::build_platform(cluster);
+  const net::PlatformHosts hosts = net::build_platform(cluster);  // the actors may keep it
+  setup(hosts);
+  engine.run();
+  if (finish) finish();
+}
+
+SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Communicator&)>& fn) {
+  const net::ClusterSpec& cluster = options.cluster;
+  cluster.validate();
+  const int ranks = options.ranks > 0 ? options.ranks : cluster.gpus();
+  const int per_node = options.gpus_per_node > 0 ? options.gpus_per_node : cluster.gpus_per_node;
+  check_placement(cluster, ranks, per_node);
+
   SimShared shared;
-  init_shared(shared, ranks, per_node);
   RankOutcomes outcomes;
   outcomes.end_time.assign(static_cast<size_t>(ranks), 0.0);
-  create_rank_actors(shared, hosts, per_node, options, fn, outcomes);
-  engine.run();
-  for (SimMessage* message : shared.untaken) delete message;  // a failure stopped their receivers
-  shared.untaken.clear();
+  run_engine(
+      cluster,
+      [&](const net::PlatformHosts& hosts) {
+        init_shared(shared, ranks, per_node);
+        create_rank_actors(shared, hosts, per_node, options, fn, outcomes);
+      },
+      [&shared] {
+        // a failure stopped their receivers
+        for (SimMessage* message : shared.untaken) delete message;
+        shared.untaken.clear();
+        shared.sync = nullptr;
+      });
   if (outcomes.failure) std::rethrow_exception(outcomes.failure);
   if (std::any_of(shared.finished.begin(), shared.finished.end(), [](char f) { return !f; })) {
     throw CommError("sim: ranks wait for messages that are never sent (deadlock): " +

@@ -14,6 +14,7 @@
 
 #include "core/comm/communicator.h"
 #include "net_models/cluster_spec.h"
+#include "net_models/platform_builder.h"
 #include "sim/wire_map.h"
 
 namespace compopt::sim {
@@ -31,6 +32,15 @@ struct SimRunResult {
 
 // Throws InvalidArgument for a bad cluster or a placement that does not fit it.
 SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Communicator&)>& fn);
+
+// The engine under run_sim: builds `cluster`'s platform in a fresh engine, calls
+// `setup(hosts)` to create the actors, runs the simulation to its end and calls
+// `finish` (if any) while the engine still exists, to release what setup made on it.
+// Serialized like run_sim; throws InvalidArgument when called from inside a running
+// simulation.
+void run_engine(const net::ClusterSpec& cluster,
+                const std::function<void(const net::PlatformHosts&)>& setup,
+                const std::function<void()>& finish = {});
 
 // Convenience: run_sim({cluster, ranks, gpus_per_node}, fn).makespan_s.
 double run_sim(const net::ClusterSpec& cluster, int ranks, int gpus_per_node,

@@ -13,6 +13,7 @@
 #include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "net_models/compute_model.h"
+#include "sim/collapsed_rounds.h"
 #include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
 #include "sim/sim_transport.h"
@@ -53,6 +54,7 @@ std::vector<Stage> stages_of(std::string_view optimizer) {
 
 struct CommMeasure {
   double seconds = 0, bytes_per_gpu = 0, inter_node_bytes = 0;
+  std::vector<std::vector<PhaseSpan>> spans;  // per rank, when requested
 };
 
 // Phases in seconds from the start of the first: a collective's first phase starts
@@ -105,48 +107,133 @@ RoundTiming time_full_collective(Communicator& comm, const Stage& stage, const W
           .inter_node_bytes = transport.wire_inter_node_bytes_sent()};
 }
 
-// One collective of `modeled` elements on every GPU of the cluster, simulated
-// on a proxy; returns its simulated duration (slowest rank) and modeled traffic, and
-// with `spans` every rank's phases from the start of its collective.
-// Timed by symmetry (simulate_rounds) where timed_by_rounds allows it and the
-// config does not ask for the full collectives. Compute is not simulated here: every rank does the
-// same work, so it adds the same time on every rank and simulate_step composes it analytically.
-CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, double modeled,
-                                std::vector<std::vector<PhaseSpan>>* spans = nullptr) {
+// One collective of `modeled` elements on every GPU of the cluster, and whether to record
+// every rank's phases.
+struct CollectiveRequest {
+  const Stage* stage = nullptr;
+  double modeled = 0;
+  bool spans = false;
+};
+
+// A request made ready: its wire map and, timed by symmetry, its rounds.
+struct PreparedCollective {
+  WireMap wire;
+  bool by_rounds = false;
+  std::vector<ShiftRound> rounds;
+};
+
+PreparedCollective prepare(const StepConfig& config, const CollectiveRequest& request,
+                           size_t proxy) {
   const net::ClusterSpec& cluster = config.cluster;
-  const int n = cluster.gpus();
-  const size_t proxy = proxy_length(n, config.proxy_min);
-  const WireMap wire = proxy_wire_map(stage.scheme, stage.compressor, proxy, modeled, cluster.nodes,
-                                      cluster.gpus_per_node);
+  const Stage& stage = *request.stage;
+  PreparedCollective out;
+  out.wire = proxy_wire_map(stage.scheme, stage.compressor, proxy, request.modeled, cluster.nodes,
+                            cluster.gpus_per_node);
+  out.by_rounds = !config.full_collectives && timed_by_rounds(stage.scheme, cluster);
+  if (out.by_rounds) {
+    out.rounds = collective_rounds(stage.scheme, stage.compressor, proxy,
+                                   config.workload.wire_bytes(), cluster);
+  }
+  return out;
+}
+
+// The requests `todo` run in one run_sim on the whole cluster, one after the other from a
+// zero-cost rendezvous of all ranks: the rounds by every rank (simulate_rounds) or the real
+// collective in full.
+void simulate_on_every_rank(const StepConfig& config,
+                            const std::vector<CollectiveRequest>& requests,
+                            const std::vector<PreparedCollective>& prepared, size_t proxy,
+                            const std::vector<size_t>& todo, std::vector<CommMeasure>& out) {
+  const net::ClusterSpec& cluster = config.cluster;
+  const auto n = static_cast<size_t>(cluster.gpus());
   const auto precision =
       config.workload.wire_bytes() == 2 ? WirePrecision::kFp16 : WirePrecision::kFp32;
-  std::vector<double> seconds(static_cast<size_t>(n)), bytes(static_cast<size_t>(n)),
-      inter(static_cast<size_t>(n));
-  const bool by_rounds = !config.full_collectives && timed_by_rounds(stage.scheme, cluster);
-  const std::vector<ShiftRound> rounds =
-      by_rounds ? collective_rounds(stage.scheme, stage.compressor, proxy,
-                                    config.workload.wire_bytes(), cluster)
-                : std::vector<ShiftRound>{};
-  if (spans != nullptr) spans->assign(static_cast<size_t>(n), {});
+  std::vector<std::vector<RoundTiming>> timing(todo.size(), std::vector<RoundTiming>(n));
+  for (const size_t k : todo) {
+    if (requests[k].spans) out[k].spans.assign(n, {});
+  }
   run_sim({.cluster = cluster}, [&](Communicator& comm) {
     SimTransport& transport = SimTransport::of(comm);
     const auto r = static_cast<size_t>(comm.rank());
-    PhaseLog log;
-    if (spans != nullptr) comm.set_phase_log(&log);
-    if (by_rounds) transport.set_wire_map(wire);
-    const RoundTiming timing = by_rounds
-                                   ? simulate_rounds(comm, rounds)
-                                   : time_full_collective(comm, stage, wire, proxy, precision);
-    comm.set_phase_log(nullptr);
-    seconds[r] = timing.seconds;
-    bytes[r] = timing.bytes_sent;
-    inter[r] = timing.inter_node_bytes;
-    if (spans != nullptr) (*spans)[r] = from_first_phase(log.spans());
+    for (size_t j = 0; j < todo.size(); ++j) {
+      const size_t k = todo[j];
+      transport.sync();
+      transport.set_wire_map(WireMap(1.0));  // what a fresh run charges before the collective
+      PhaseLog log;
+      if (requests[k].spans) comm.set_phase_log(&log);
+      if (prepared[k].by_rounds) transport.set_wire_map(prepared[k].wire);
+      timing[j][r] =
+          prepared[k].by_rounds
+              ? simulate_rounds(comm, prepared[k].rounds)
+              : time_full_collective(comm, *requests[k].stage, prepared[k].wire, proxy, precision);
+      comm.set_phase_log(nullptr);
+      if (requests[k].spans) out[k].spans[r] = from_first_phase(log.spans());
+    }
   });
-  CommMeasure out;
-  out.seconds = *std::max_element(seconds.begin(), seconds.end());
-  out.bytes_per_gpu = *std::max_element(bytes.begin(), bytes.end());
-  for (double b : inter) out.inter_node_bytes += b / cluster.nodes;
+  for (size_t j = 0; j < todo.size(); ++j) {
+    CommMeasure& m = out[todo[j]];
+    for (const RoundTiming& t : timing[j]) {
+      m.seconds = std::max(m.seconds, t.seconds);
+      m.bytes_per_gpu = std::max(m.bytes_per_gpu, t.bytes_sent);
+      m.inter_node_bytes += t.inter_node_bytes / cluster.nodes;
+    }
+  }
+}
+
+// Every requested collective of a step, simulated on a proxy, all in one engine where
+// they can share one: its simulated duration (slowest rank), modeled traffic and, if
+// requested, every rank's phases from the start of its collective. Timed by symmetry
+// where timed_by_rounds allows it and the config does not ask for the full collectives:
+// collapsed onto a two-node mirror (collapsed_rounds.h) where the cluster allows it, else
+// every rank runs the rounds (simulate_rounds). The rest run in full on every rank. Compute
+// is not simulated here: every rank does the same work, so it adds the same time on every
+// rank and simulate_step composes it analytically.
+std::vector<CommMeasure> simulate_collectives(const StepConfig& config,
+                                              const std::vector<CollectiveRequest>& requests) {
+  const net::ClusterSpec& cluster = config.cluster;
+  const size_t proxy = proxy_length(cluster.gpus(), config.proxy_min);
+  std::vector<PreparedCollective> prepared;
+  std::vector<RoundJob> jobs;
+  std::vector<size_t> collapsed, rest;
+  for (size_t k = 0; k < requests.size(); ++k) {
+    prepared.push_back(prepare(config, requests[k], proxy));
+    if (prepared[k].by_rounds && collapsible(cluster)) {
+      collapsed.push_back(k);
+      jobs.push_back({prepared[k].rounds, prepared[k].wire});
+    } else {
+      rest.push_back(k);
+    }
+  }
+  std::vector<CommMeasure> out(requests.size());
+  if (!rest.empty()) simulate_on_every_rank(config, requests, prepared, proxy, rest, out);
+  if (jobs.empty()) return out;
+  std::vector<CollapsedTiming> timed = simulate_collapsed(cluster, jobs);
+  for (size_t j = 0; j < collapsed.size(); ++j) {
+    const size_t k = collapsed[j];
+    out[k].seconds = timed[j].seconds;
+    out[k].bytes_per_gpu = timed[j].bytes_per_gpu;
+    out[k].inter_node_bytes = timed[j].inter_node_bytes;
+    if (requests[k].spans) out[k].spans.assign(static_cast<size_t>(cluster.gpus()), timed[j].spans);
+  }
+  return out;
+}
+
+// DDP's bucket count: `buckets`, or 25 MB buckets of the gradient.
+int bucket_count(const StepConfig& config, double modeled) {
+  if (config.buckets > 0) return config.buckets;
+  return std::max(
+      1, static_cast<int>(std::ceil(modeled * config.workload.wire_bytes() / kDdpBucketBytes)));
+}
+
+// Per stage its whole collective, then with overlap one bucket's.
+std::vector<CollectiveRequest> step_requests(const StepConfig& config,
+                                             const std::vector<Stage>& stages, double modeled,
+                                             bool spans) {
+  std::vector<CollectiveRequest> out;
+  for (const Stage& stage : stages) {
+    out.push_back({&stage, modeled, spans && !config.overlap});
+    if (config.overlap) out.push_back({&stage, modeled / bucket_count(config, modeled), spans});
+  }
   return out;
 }
 
@@ -173,8 +260,13 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
   const double modeled = static_cast<double>(w.parameters);
   const net::ComputeTimes compute =
       net::compute_times(w, config.cluster.gpu, batch, config.grad_accum);
+  const std::vector<Stage> stages = stages_of(config.optimizer);
+  std::vector<CommMeasure> measured =
+      simulate_collectives(config, step_requests(config, stages, modeled, phases != nullptr));
+  const size_t per_stage = config.overlap ? 2 : 1;
   std::vector<StageTiming> rows;
-  for (const Stage& stage : stages_of(config.optimizer)) {
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const Stage& stage = stages[i];
     StageTiming t;
     t.stage = stage.name;
     t.forward_s = compute.forward_s;
@@ -183,8 +275,8 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
     t.step_s = compute.step_s;
     t.compute_utilization = compute.utilization;
     StagePhases stage_phases;
-    const CommMeasure whole = simulate_collective(
-        config, stage, modeled, phases && !config.overlap ? &stage_phases.spans : nullptr);
+    CommMeasure& whole = measured[i * per_stage];
+    if (!config.overlap) stage_phases.spans = std::move(whole.spans);
     t.bytes_per_gpu = whole.bytes_per_gpu;
     t.inter_node_bytes = whole.inter_node_bytes;
     t.comm_s = whole.seconds;
@@ -192,14 +284,10 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
       // Identical buckets b_k of backward time beta/B and comm time c: bucket k's
       // allreduce starts when both its gradients and the previous allreduce are
       // done, so the part not hidden behind backward is max(c, B c - (B-1) beta/B).
-      const int buckets =
-          config.buckets > 0
-              ? config.buckets
-              : std::max(1,
-                         static_cast<int>(std::ceil(modeled * w.wire_bytes() / kDdpBucketBytes)));
-      const double c = simulate_collective(config, stage, modeled / buckets,
-                                           phases ? &stage_phases.spans : nullptr)
-                           .seconds;
+      const int buckets = bucket_count(config, modeled);
+      CommMeasure& bucket = measured[i * per_stage + 1];
+      const double c = bucket.seconds;
+      stage_phases.spans = std::move(bucket.spans);
       stage_phases.buckets = buckets;
       stage_phases.bucket_s = c;
       const double beta = t.backward_compute_s / buckets;

@@ -12,8 +12,10 @@
 //   birder:                     "compression" compressed allreduce with `binary`
 //   birder-hierarchical:        "compression" hierarchical compressed, `binary`
 // Without overlap a step is forward + backward + allreduce + compression +
-// optimizer step. The ring and flat compressed allreduce are timed from their
-// distinct message rounds only (round_timing.h). With overlap the gradient goes out in `buckets`
+// optimizer step. The ring and the compressed allreduces are timed from their
+// distinct message rounds only where that is exact (round_timing.h), on a two-node
+// mirror of the cluster where the nodes are interchangeable (collapsed_rounds.h); all
+// collectives of a step share one engine. With overlap the gradient goes out in `buckets`
 // equal buckets as the backward pass produces them (DDP-style); see docs/simulator.md.
 
 #include <string>
@@ -35,7 +37,7 @@ struct StepConfig {
   bool overlap = false;
   int buckets = 0;  // overlap only; 0: 25 MB buckets like PyTorch DDP
   size_t proxy_min = 16384;
-  // false: the ring and the flat compressed allreduce are timed by symmetry
+  // false: the ring and the compressed allreduces are timed by symmetry
   // where timed_by_rounds (round_timing.h) allows it, else run in full. true: every rank runs
   // the real collective on its proxy (the slow reference the tests compare to).
   bool full_collectives = false;
