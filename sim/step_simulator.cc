@@ -13,6 +13,8 @@
 #include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "net_models/compute_model.h"
+#include "sim/allreduce_algorithm.h"
+#include "sim/flow_rounds.h"
 #include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
 #include "sim/sim_transport.h"
@@ -53,6 +55,7 @@ std::vector<Stage> stages_of(std::string_view optimizer) {
 
 struct CommMeasure {
   double seconds = 0, bytes_per_gpu = 0, inter_node_bytes = 0;
+  std::string algorithm;  // the allreduce algorithm charged (allreduce_algorithm.h) or the scheme
 };
 
 // Phases in seconds from the start of the first: a collective's first phase starts
@@ -111,8 +114,8 @@ RoundTiming time_full_collective(Communicator& comm, const Stage& stage, const W
 // Timed by symmetry (simulate_rounds) where timed_by_rounds allows it and the
 // config does not ask for the full collectives. Compute is not simulated here: every rank does the
 // same work, so it adds the same time on every rank and simulate_step composes it analytically.
-CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, double modeled,
-                                std::vector<std::vector<PhaseSpan>>* spans = nullptr) {
+CommMeasure simulate_scheme(const StepConfig& config, const Stage& stage, double modeled,
+                            std::vector<std::vector<PhaseSpan>>* spans) {
   const net::ClusterSpec& cluster = config.cluster;
   const int n = cluster.gpus();
   const size_t proxy = proxy_length(n, config.proxy_min);
@@ -150,6 +153,59 @@ CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, do
   return out;
 }
 
+// `rounds` of flows on every GPU of the cluster (flow_rounds.h): their duration and
+// modeled traffic, with `spans` every rank's phases.
+CommMeasure simulate_flows(const net::ClusterSpec& cluster, const std::vector<FlowRound>& rounds,
+                           std::vector<std::vector<PhaseSpan>>* spans) {
+  const auto n = static_cast<size_t>(cluster.gpus());
+  std::vector<RoundTiming> timing(n);
+  if (spans != nullptr) spans->assign(n, {});
+  run_sim({.cluster = cluster}, [&](Communicator& comm) {
+    const auto r = static_cast<size_t>(comm.rank());
+    PhaseLog log;
+    if (spans != nullptr) comm.set_phase_log(&log);
+    timing[r] = simulate_flow_rounds(comm, rounds);
+    comm.set_phase_log(nullptr);
+    if (spans != nullptr) (*spans)[r] = from_first_phase(log.spans());
+  });
+  CommMeasure out;
+  for (const RoundTiming& t : timing) {
+    out.seconds = std::max(out.seconds, t.seconds);
+    out.bytes_per_gpu = std::max(out.bytes_per_gpu, t.bytes_sent);
+    out.inter_node_bytes += t.inter_node_bytes / cluster.nodes;
+  }
+  return out;
+}
+
+// The uncompressed allreduce of `modeled` elements with algorithm `a`: simulated transfer
+// time over its bandwidth factor plus NCCL's protocol latency (allreduce_algorithm.h).
+CommMeasure simulate_algorithm(const StepConfig& config, const Stage& stage, double modeled,
+                               const AllreduceAlgorithm& a,
+                               std::vector<std::vector<PhaseSpan>>* spans) {
+  const double bytes = modeled * config.workload.wire_bytes();
+  const std::vector<FlowRound> rounds = a.rounds(bytes, config.cluster);
+  CommMeasure out = rounds.empty() ? simulate_scheme(config, stage, modeled, spans)
+                                   : simulate_flows(config.cluster, rounds, spans);
+  out.seconds = out.seconds / a.bandwidth_factor + a.latency_s(bytes, config.cluster);
+  out.algorithm = a.name;
+  return out;
+}
+
+// One collective of the stage: compressed schemes as they are; the uncompressed allreduce
+// with the cluster's algorithm, under "auto" the one NCCL's tuning model picks for the size.
+CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, double modeled,
+                                std::vector<std::vector<PhaseSpan>>* spans = nullptr) {
+  if (stage.scheme != CommScheme::kRing) {
+    CommMeasure out = simulate_scheme(config, stage, modeled, spans);
+    out.algorithm =
+        stage.scheme == CommScheme::kCompressedFlat ? "compressed-flat" : "compressed-hierarchical";
+    return out;
+  }
+  const AllreduceAlgorithm& a = choose_allreduce_algorithm(
+      config.cluster.allreduce_algorithm, modeled * config.workload.wire_bytes(), config.cluster);
+  return simulate_algorithm(config, stage, modeled, a, spans);
+}
+
 }  // namespace
 
 std::vector<std::string> step_optimizer_names() { return optimizer_registry().names(); }
@@ -159,6 +215,7 @@ void check_step_optimizer(std::string_view optimizer) { stages_of(optimizer); }
 std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<StagePhases>* phases) {
   config.workload.validate();
   config.cluster.validate();
+  check_allreduce_algorithm(config.cluster.allreduce_algorithm);
   const int batch =
       config.batch_per_gpu > 0 ? config.batch_per_gpu : config.workload.default_batch_per_gpu;
   if (config.batch_per_gpu < 0) {
@@ -188,6 +245,7 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
     t.bytes_per_gpu = whole.bytes_per_gpu;
     t.inter_node_bytes = whole.inter_node_bytes;
     t.comm_s = whole.seconds;
+    t.algorithm = whole.algorithm;
     if (config.overlap) {
       // Identical buckets b_k of backward time beta/B and comm time c: bucket k's
       // allreduce starts when both its gradients and the previous allreduce are
@@ -197,9 +255,10 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
               ? config.buckets
               : std::max(1,
                          static_cast<int>(std::ceil(modeled * w.wire_bytes() / kDdpBucketBytes)));
-      const double c = simulate_collective(config, stage, modeled / buckets,
-                                           phases ? &stage_phases.spans : nullptr)
-                           .seconds;
+      const CommMeasure bucket = simulate_collective(config, stage, modeled / buckets,
+                                                     phases ? &stage_phases.spans : nullptr);
+      const double c = bucket.seconds;
+      t.algorithm = bucket.algorithm;
       stage_phases.buckets = buckets;
       stage_phases.bucket_s = c;
       const double beta = t.backward_compute_s / buckets;
