@@ -179,15 +179,26 @@ CommMeasure simulate_flows(const net::ClusterSpec& cluster, const std::vector<Fl
 
 // The uncompressed allreduce of `modeled` elements with algorithm `a`: simulated transfer
 // time over its bandwidth factor plus NCCL's protocol latency (allreduce_algorithm.h).
+// With `spans`, every rank's phases are stretched by the same factor to fill that time.
 CommMeasure simulate_algorithm(const StepConfig& config, const Stage& stage, double modeled,
                                const AllreduceAlgorithm& a,
                                std::vector<std::vector<PhaseSpan>>* spans) {
   const double bytes = modeled * config.workload.wire_bytes();
   const std::vector<FlowRound> rounds = a.rounds(bytes, config.cluster);
+  std::vector<std::vector<PhaseSpan>> no_spans;
   CommMeasure out = rounds.empty() ? simulate_scheme(config, stage, modeled, spans)
                                    : simulate_flows(config.cluster, rounds, spans);
-  out.seconds = out.seconds / a.bandwidth_factor + a.latency_s(bytes, config.cluster);
+  const double simulated = out.seconds;
+  out.seconds = simulated / a.bandwidth_factor + a.latency_s(bytes, config.cluster);
   out.algorithm = a.name;
+  // The phases stretch in proportion to cover the charged time.
+  const double stretch = simulated > 0 ? out.seconds / simulated : 1.0;
+  for (std::vector<PhaseSpan>& rank_spans : spans ? *spans : no_spans) {
+    for (PhaseSpan& p : rank_spans) {
+      p.start_s *= stretch;
+      p.end_s *= stretch;
+    }
+  }
   return out;
 }
 
