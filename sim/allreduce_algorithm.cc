@@ -35,6 +35,7 @@ Registry<AllreduceAlgorithm> make_registry() {
   tree.latency_s = nccl_tree_latency_s;
   tree.nccl_bandwidth = nccl_tree_bandwidth;
   tree.bandwidth_factor = kNcclTreeBandwidthFactor;
+  tree.on_platform_files = false;
   r.add(std::move(ring)).add(std::move(tree));
   return r;
 }
@@ -62,9 +63,19 @@ const AllreduceAlgorithm& choose_allreduce_algorithm(std::string_view choice, do
                                                      const net::ClusterSpec& cluster) {
   check_allreduce_algorithm(choice);
   const auto& registry = allreduce_algorithm_registry();
-  if (choice != kAutoAllreduceAlgorithm) return registry.get(choice);
+  const bool file = !cluster.platform_file.empty();
+  if (choice != kAutoAllreduceAlgorithm) {
+    const AllreduceAlgorithm& a = registry.get(choice);
+    if (file && !a.on_platform_files) {
+      throw InvalidArgument(fmt::format(
+          "allreduce_algorithm '{}' does not run on a platform file ({}); expected ring or auto",
+          choice, cluster.platform_file));
+    }
+    return a;
+  }
   const AllreduceAlgorithm* best = &registry.entries().front();
   for (const AllreduceAlgorithm& a : registry.entries()) {
+    if (file && !a.on_platform_files) continue;
     if (nccl_predicted_s(a, bytes, cluster) < nccl_predicted_s(*best, bytes, cluster)) best = &a;
   }
   return *best;

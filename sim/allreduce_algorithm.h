@@ -25,6 +25,9 @@ struct AllreduceAlgorithm : RegistryEntry {
   double (*latency_s)(double bytes, const net::ClusterSpec& cluster) = nullptr;
   double (*nccl_bandwidth)(double bytes, const net::ClusterSpec& cluster) = nullptr;
   double bandwidth_factor = 1.0;  // the simulated transfer time is divided by it
+  // Whether it runs on a user's platform XML. SimGrid 3.32 crashes loading an XML platform
+  // in an engine after one that ran flow rounds, so there only the one-channel ring runs.
+  bool on_platform_files = true;
 };
 
 const Registry<AllreduceAlgorithm>& allreduce_algorithm_registry();
@@ -38,9 +41,10 @@ void check_allreduce_algorithm(std::string_view choice);
 // NCCL's predicted time of `a` for `bytes` per GPU: latency + bytes / bandwidth.
 double nccl_predicted_s(const AllreduceAlgorithm& a, double bytes, const net::ClusterSpec& cluster);
 
-// The algorithm for `choice` ("auto": the lowest nccl_predicted_s, the first registered
-// on a tie; else the one named) and `bytes` of gradient per GPU. Throws like
-// check_allreduce_algorithm.
+// The algorithm for `choice` ("auto": the lowest nccl_predicted_s among those that run on
+// the cluster, the first registered on a tie; else the one named) and `bytes` of gradient
+// per GPU. Throws like check_allreduce_algorithm, and InvalidArgument when the named one
+// does not run on the cluster's platform file.
 const AllreduceAlgorithm& choose_allreduce_algorithm(std::string_view choice, double bytes,
                                                      const net::ClusterSpec& cluster);
 

@@ -47,7 +47,7 @@ int node_at(int tree, int position, int count) {
 }  // namespace
 
 int allreduce_channels(const net::ClusterSpec& cluster) {
-  if (cluster.nodes < 2) return 1;
+  if (cluster.nodes < 2 || !cluster.platform_file.empty()) return 1;
   return std::max(1, std::min(cluster.nics_per_node, cluster.gpus_per_node));
 }
 

@@ -31,7 +31,7 @@
 namespace compopt::sim {
 
 // Channels NCCL opens across nodes here: one per NIC (capped at the GPUs of a node),
-// 1 on a single node or with one NIC.
+// 1 on a single node, with one NIC, or on a platform file (allreduce_algorithm.h).
 int allreduce_channels(const net::ClusterSpec& cluster);
 
 // Parent of node `position` in the in-order binary tree over `count` nodes; -1 for the

@@ -226,7 +226,7 @@ void check_step_optimizer(std::string_view optimizer) { stages_of(optimizer); }
 std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<StagePhases>* phases) {
   config.workload.validate();
   config.cluster.validate();
-  check_allreduce_algorithm(config.cluster.allreduce_algorithm);
+  choose_allreduce_algorithm(config.cluster.allreduce_algorithm, 0, config.cluster);
   const int batch =
       config.batch_per_gpu > 0 ? config.batch_per_gpu : config.workload.default_batch_per_gpu;
   if (config.batch_per_gpu < 0) {

@@ -168,6 +168,12 @@ TEST(AllreduceAlgorithm, BadChoicesAreRefused) {
   config.cluster = cluster(2, 2, 1);
   config.cluster.allreduce_algorithm = "nvls";
   EXPECT_THROW(simulate_step(config), InvalidArgument);
+  // On a platform file only the one-channel ring runs; auto keeps to it.
+  net::ClusterSpec file = cluster(4, 8, 8);
+  file.platform_file = "cluster.xml";
+  EXPECT_THROW(choose_allreduce_algorithm("tree", 1e6, file), InvalidArgument);
+  EXPECT_EQ(choose_allreduce_algorithm("auto", 1e3, file).name, "ring");
+  EXPECT_EQ(allreduce_channels(file), 1);
 }
 
 TEST(AllreduceAlgorithm, StepRowsChargeAndReportTheChosenAlgorithm) {
