@@ -11,6 +11,7 @@
 #include "core/util/io_error.h"
 #include "experiments/toml_values.h"
 #include "net_models/cluster_presets.h"
+#include "sim/allreduce_algorithm.h"
 
 namespace compopt::cli {
 namespace {
@@ -123,6 +124,11 @@ const std::vector<ClusterKey>& cluster_keys() {
       {"bandwidth_factor", number_field(&ClusterSpec::bandwidth_factor)},
       {"platform", [](ClusterSpec& c, const toml::node& n,
                       const std::string& k) { c.platform_file = text_of(n, k); }},
+      {"allreduce_algorithm",
+       [](ClusterSpec& c, const toml::node& n, const std::string& k) {
+         c.allreduce_algorithm = text_of(n, k);
+         sim::check_allreduce_algorithm(c.allreduce_algorithm);
+       }},
   };
   return keys;
 }

@@ -17,6 +17,7 @@
 //                              uplink_gbps, oversubscription, torus_dims (array),
 //                              dragonfly_groups
 //   network_model, latency_factor, bandwidth_factor, platform (a SimGrid platform XML)
+//   allreduce_algorithm        auto | ring | tree (sim/allreduce_algorithm.h)
 //
 // Unknown keys, wrong types and bad values throw InvalidArgument naming the key.
 

@@ -79,9 +79,10 @@ std::string write_trace(const Options& o, const sim::StepConfig& config,
 
 void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
   fmt::print(
-      "{:<14} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f}\n",
+      "{:<14} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f}  "
+      "{}\n",
       t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s, 1e3 * t.compress_s,
-      1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(), t.throughput_samples_s);
+      1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(), t.throughput_samples_s, t.algorithm);
   (void)c;
 }
 
@@ -139,9 +140,9 @@ void run_profile(const Options& o) {
                100 * timings.front().compute_utilization,
                timings.front().compute_utilization *
                    k.gpu.peak_flops(config.workload.compute_precision) / 1e12);
-    fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}\n", "stage", "fwd ms",
-               "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
-               "samples/s");
+    fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}  {}\n", "stage",
+               "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
+               "samples/s", "algorithm");
     const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
     std::string csv = sim::scenario_csv_header();
     for (const sim::StageTiming& t : timings) {
@@ -187,9 +188,9 @@ void run_export(const Options& o) {
 void run_calibration(const Options& o) {
   RunDirectory dir("profile", o.out, out_mode(o.overwrite));
   dir.run([&] {
-    fmt::print("{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9} {:>9} {:>7} | {:>6} {:>6} {:>6}\n",
+    fmt::print("{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9} {:>9} {:>7} | {:>6} {:>6} {:>6} | {}\n",
                "cluster", "nodes", "gpus", "batch", "accum", "AR ms", "paper ms", "err %", "AR %",
-               "paper", "diff");
+               "paper", "diff", "algorithm");
     static const CsvSchema schema("calibration.csv", {{"cluster"},
                                                       {"nodes"},
                                                       {"gpus"},
@@ -200,7 +201,8 @@ void run_calibration(const Options& o) {
                                                       {"allreduce_error_pct", "{:.2f}"},
                                                       {"allreduce_pct", "{:.2f}"},
                                                       {"published_allreduce_pct", "{:.0f}"},
-                                                      {"allreduce_pct_points", "{:.2f}"}});
+                                                      {"allreduce_pct_points", "{:.2f}"},
+                                                      {"algorithm"}});
     CsvWriter csv(schema);
     double worst_ms = 0, worst_pct = 0;
     for (const net::ProfileRow& row : net::onebit_adam_profile_rows()) {
@@ -216,11 +218,11 @@ void run_calibration(const Options& o) {
       worst_pct = std::max(worst_pct, std::abs(points));
       fmt::print(
           "{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9.2f} {:>9.2f} {:>+7.1f} | {:>6.1f} {:>6.0f} "
-          "{:>+6.1f}\n",
+          "{:>+6.1f} | {}\n",
           row.cluster, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms, row.allreduce_ms,
-          err, t.allreduce_pct(), row.allreduce_pct, points);
+          err, t.allreduce_pct(), row.allreduce_pct, points, t.algorithm);
       csv.add({row.cluster, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms,
-               row.allreduce_ms, err, t.allreduce_pct(), row.allreduce_pct, points});
+               row.allreduce_ms, err, t.allreduce_pct(), row.allreduce_pct, points, t.algorithm});
     }
     fmt::print(
         "\nworst |error|: {:.1f}% of allreduce ms (target 25%), {:.1f} points of allreduce % "

@@ -72,6 +72,11 @@ struct ClusterSpec {
   double latency_factor = 1.0;    // multiplies every route latency (CM02 only)
   double bandwidth_factor = 1.0;  // multiplies every link bandwidth (CM02 only)
 
+  // Uncompressed allreduce of the step simulator: "auto" (the fastest predicted, as
+  // NCCL's tuning picks) or an algorithm of sim/allreduce_algorithm.h ("ring", "tree"),
+  // like NCCL_ALGO. Checked by the step simulator and the config readers.
+  std::string allreduce_algorithm = "auto";
+
   // When set, the platform comes from this SimGrid XML file; nodes and
   // gpus_per_node then say how its hosts (in name order) group into nodes.
   std::string platform_file;

@@ -72,7 +72,7 @@ namespace {
 // Fits of docs/calibration.md ("Compute"): V100 on the 13 rows of 1-bit Adam's Table 1
 // (BERT-Large, fp16), A100 on Birder's single-node rows (ResNet-50 and BERT-Base, tf32).
 constexpr double kV100Utilization = 0.5539, kV100LayerOverhead = 0.8809e-3;
-constexpr double kA100Utilization = 0.1128, kA100LayerOverhead = 0.2352e-3;
+constexpr double kA100Utilization = 0.1128, kA100LayerOverhead = 0.2347e-3;
 constexpr const char* kV100Fit = "fitted: 1-bit Adam Table 1 (BERT-Large on V100)";
 constexpr const char* kA100Fit = "fitted: Birder Tables 1-2, single node (A100)";
 constexpr const char* kCarriedA100 = "A100 fit carried over (no published rows for this GPU)";

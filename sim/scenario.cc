@@ -100,7 +100,8 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"gpu_memory_gb", kGb},
                                                  {"fits_in_memory"},
                                                  {"nics_per_node"},
-                                                 {"rail_optimized"}});
+                                                 {"rail_optimized"},
+                                                 {"algorithm"}});
   return schema;
 }
 
@@ -169,7 +170,8 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                                     m.gpu_bytes / kBytesPerGb,
                                     m.fits(),
                                     k.nics_per_node,
-                                    k.rail_optimized});
+                                    k.rail_optimized,
+                                    t.algorithm});
 }
 
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,

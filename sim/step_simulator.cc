@@ -13,7 +13,9 @@
 #include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "net_models/compute_model.h"
+#include "sim/allreduce_algorithm.h"
 #include "sim/collapsed_rounds.h"
+#include "sim/flow_rounds.h"
 #include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
 #include "sim/sim_transport.h"
@@ -55,6 +57,7 @@ std::vector<Stage> stages_of(std::string_view optimizer) {
 struct CommMeasure {
   double seconds = 0, bytes_per_gpu = 0, inter_node_bytes = 0;
   std::vector<std::vector<PhaseSpan>> spans;  // per rank, when requested
+  std::string algorithm;  // the allreduce algorithm charged (allreduce_algorithm.h) or the scheme
 };
 
 // Phases in seconds from the start of the first: a collective's first phase starts
@@ -115,11 +118,14 @@ struct CollectiveRequest {
   bool spans = false;
 };
 
-// A request made ready: its wire map and, timed by symmetry, its rounds.
+// A request made ready: its wire map and, timed by symmetry, its rounds; for the
+// uncompressed allreduce the algorithm charged and, for patterns given as flows, its flows.
 struct PreparedCollective {
   WireMap wire;
   bool by_rounds = false;
   std::vector<ShiftRound> rounds;
+  const AllreduceAlgorithm* algorithm = nullptr;
+  std::vector<FlowRound> flows;
 };
 
 PreparedCollective prepare(const StepConfig& config, const CollectiveRequest& request,
@@ -129,6 +135,12 @@ PreparedCollective prepare(const StepConfig& config, const CollectiveRequest& re
   PreparedCollective out;
   out.wire = proxy_wire_map(stage.scheme, stage.compressor, proxy, request.modeled, cluster.nodes,
                             cluster.gpus_per_node);
+  if (stage.scheme == CommScheme::kRing) {
+    const double bytes = request.modeled * config.workload.wire_bytes();
+    out.algorithm = &choose_allreduce_algorithm(cluster.allreduce_algorithm, bytes, cluster);
+    out.flows = out.algorithm->rounds(bytes, cluster);
+    if (!out.flows.empty()) return out;
+  }
   out.by_rounds = !config.full_collectives && timed_by_rounds(stage.scheme, cluster);
   if (out.by_rounds) {
     out.rounds = collective_rounds(stage.scheme, stage.compressor, proxy,
@@ -180,24 +192,61 @@ void simulate_on_every_rank(const StepConfig& config,
   }
 }
 
-// Every requested collective of a step, simulated on a proxy, all in one engine where
-// they can share one: its simulated duration (slowest rank), modeled traffic and, if
-// requested, every rank's phases from the start of its collective. Timed by symmetry
-// where timed_by_rounds allows it and the config does not ask for the full collectives:
-// collapsed onto a two-node mirror (collapsed_rounds.h) where the cluster allows it, else
-// every rank runs the rounds (simulate_rounds). The rest run in full on every rank. Compute
-// is not simulated here: every rank does the same work, so it adds the same time on every
-// rank and simulate_step composes it analytically.
+// A timing from one actor's simulation (collapsed rounds or flows), the same on every rank.
+template <typename Timing>
+void take_timing(const Timing& timed, bool spans, int gpus, CommMeasure& out) {
+  out.seconds = timed.seconds;
+  out.bytes_per_gpu = timed.bytes_per_gpu;
+  out.inter_node_bytes = timed.inter_node_bytes;
+  if (spans) out.spans.assign(static_cast<size_t>(gpus), timed.spans);
+}
+
+// The uncompressed allreduce's charge (allreduce_algorithm.h): simulated transfer time over
+// the algorithm's bandwidth factor plus NCCL's protocol latency; phases stretch in
+// proportion to fill it. Compressed schemes keep their simulated time.
+void charge_algorithm(const StepConfig& config, const CollectiveRequest& request,
+                      const PreparedCollective& prepared, CommMeasure& m) {
+  if (prepared.algorithm == nullptr) {
+    m.algorithm = request.stage->scheme == CommScheme::kCompressedFlat ? "compressed-flat"
+                                                                       : "compressed-hierarchical";
+    return;
+  }
+  const AllreduceAlgorithm& a = *prepared.algorithm;
+  const double bytes = request.modeled * config.workload.wire_bytes();
+  const double simulated = m.seconds;
+  m.seconds = simulated / a.bandwidth_factor + a.latency_s(bytes, config.cluster);
+  m.algorithm = a.name;
+  const double stretch = simulated > 0 ? m.seconds / simulated : 1.0;
+  for (std::vector<PhaseSpan>& rank_spans : m.spans) {
+    for (PhaseSpan& p : rank_spans) {
+      p.start_s *= stretch;
+      p.end_s *= stretch;
+    }
+  }
+}
+
+// Every requested collective of a step, simulated on a proxy, in as few engines as the
+// platform allows: its simulated duration (slowest rank), modeled traffic and, if
+// requested, every rank's phases from the start of its collective. Patterns given as
+// flows (ring channels, tree) are posted by one actor on the whole platform
+// (flow_rounds.h); rounds timed by symmetry are collapsed onto a two-node mirror
+// (collapsed_rounds.h) where the cluster allows it, else every rank runs the rounds
+// (simulate_rounds); the rest run in full on every rank. Compute is not simulated here:
+// every rank does the same work, so simulate_step composes it analytically.
 std::vector<CommMeasure> simulate_collectives(const StepConfig& config,
                                               const std::vector<CollectiveRequest>& requests) {
   const net::ClusterSpec& cluster = config.cluster;
   const size_t proxy = proxy_length(cluster.gpus(), config.proxy_min);
   std::vector<PreparedCollective> prepared;
   std::vector<RoundJob> jobs;
-  std::vector<size_t> collapsed, rest;
+  std::vector<std::vector<FlowRound>> flow_jobs;
+  std::vector<size_t> collapsed, flowing, rest;
   for (size_t k = 0; k < requests.size(); ++k) {
     prepared.push_back(prepare(config, requests[k], proxy));
-    if (prepared[k].by_rounds && collapsible(cluster)) {
+    if (!prepared[k].flows.empty()) {
+      flowing.push_back(k);
+      flow_jobs.push_back(prepared[k].flows);
+    } else if (prepared[k].by_rounds && collapsible(cluster)) {
       collapsed.push_back(k);
       jobs.push_back({prepared[k].rounds, prepared[k].wire});
     } else {
@@ -206,15 +255,18 @@ std::vector<CommMeasure> simulate_collectives(const StepConfig& config,
   }
   std::vector<CommMeasure> out(requests.size());
   if (!rest.empty()) simulate_on_every_rank(config, requests, prepared, proxy, rest, out);
-  if (jobs.empty()) return out;
-  std::vector<CollapsedTiming> timed = simulate_collapsed(cluster, jobs);
-  for (size_t j = 0; j < collapsed.size(); ++j) {
-    const size_t k = collapsed[j];
-    out[k].seconds = timed[j].seconds;
-    out[k].bytes_per_gpu = timed[j].bytes_per_gpu;
-    out[k].inter_node_bytes = timed[j].inter_node_bytes;
-    if (requests[k].spans) out[k].spans.assign(static_cast<size_t>(cluster.gpus()), timed[j].spans);
+  if (!jobs.empty()) {
+    const std::vector<CollapsedTiming> timed = simulate_collapsed(cluster, jobs);
+    for (size_t j = 0; j < collapsed.size(); ++j)
+      take_timing(timed[j], requests[collapsed[j]].spans, cluster.gpus(), out[collapsed[j]]);
   }
+  if (!flow_jobs.empty()) {
+    const std::vector<FlowTiming> timed = simulate_flow_jobs(cluster, flow_jobs);
+    for (size_t j = 0; j < flowing.size(); ++j)
+      take_timing(timed[j], requests[flowing[j]].spans, cluster.gpus(), out[flowing[j]]);
+  }
+  for (size_t k = 0; k < requests.size(); ++k)
+    charge_algorithm(config, requests[k], prepared[k], out[k]);
   return out;
 }
 
@@ -246,6 +298,7 @@ void check_step_optimizer(std::string_view optimizer) { stages_of(optimizer); }
 std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<StagePhases>* phases) {
   config.workload.validate();
   config.cluster.validate();
+  choose_allreduce_algorithm(config.cluster.allreduce_algorithm, 0, config.cluster);
   const int batch =
       config.batch_per_gpu > 0 ? config.batch_per_gpu : config.workload.default_batch_per_gpu;
   if (config.batch_per_gpu < 0) {
@@ -280,6 +333,7 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
     t.bytes_per_gpu = whole.bytes_per_gpu;
     t.inter_node_bytes = whole.inter_node_bytes;
     t.comm_s = whole.seconds;
+    t.algorithm = whole.algorithm;
     if (config.overlap) {
       // Identical buckets b_k of backward time beta/B and comm time c: bucket k's
       // allreduce starts when both its gradients and the previous allreduce are
@@ -287,6 +341,7 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
       const int buckets = bucket_count(config, modeled);
       CommMeasure& bucket = measured[i * per_stage + 1];
       const double c = bucket.seconds;
+      t.algorithm = bucket.algorithm;
       stage_phases.spans = std::move(bucket.spans);
       stage_phases.buckets = buckets;
       stage_phases.bucket_s = c;

@@ -12,10 +12,13 @@
 //   birder:                     "compression" compressed allreduce with `binary`
 //   birder-hierarchical:        "compression" hierarchical compressed, `binary`
 // Without overlap a step is forward + backward + allreduce + compression +
-// optimizer step. The ring and the compressed allreduces are timed from their
+// optimizer step. The uncompressed allreduce is the cluster's allreduce_algorithm
+// (allreduce_algorithm.h: ring or tree, "auto" picks the one NCCL's tuning model predicts
+// fastest). The one-channel ring and the compressed allreduces are timed from their
 // distinct message rounds only where that is exact (round_timing.h), on a two-node
-// mirror of the cluster where the nodes are interchangeable (collapsed_rounds.h); all
-// collectives of a step share one engine. With overlap the gradient goes out in `buckets`
+// mirror of the cluster where the nodes are interchangeable (collapsed_rounds.h); several
+// ring channels and the tree as flows posted by one actor (flow_rounds.h); all
+// collectives of a step share one engine each way. With overlap the gradient goes out in `buckets`
 // equal buckets as the backward pass produces them (DDP-style); see docs/simulator.md.
 
 #include <string>
@@ -53,6 +56,9 @@ struct StageTiming {
   double bytes_per_gpu = 0;        // modeled bytes sent by the busiest GPU in the allreduce
   double inter_node_bytes = 0;     // modeled bytes leaving each node (mean over nodes)
   double compute_utilization = 0;  // achieved fraction of the GPU's peak in forward/backward
+  // The allreduce algorithm charged (allreduce_algorithm.h: "ring", "tree"; with overlap,
+  // a bucket's), or the compressed scheme ("compressed-flat", "compressed-hierarchical").
+  std::string algorithm;
   double allreduce_pct() const { return step_time_s > 0 ? 100.0 * comm_s / step_time_s : 0; }
 };
 

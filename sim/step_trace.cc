@@ -102,6 +102,7 @@ double add_stage(json& events, const StageTiming& t, const StagePhases& phases, 
   const double end = step + t.step_s;
   events.push_back(span(t.stage + " step", "step", t0_s, end, compute,
                         {{"stage", t.stage},
+                         {"algorithm", t.algorithm},
                          {"step_time_ms", 1e3 * t.step_time_s},
                          {"samples_per_s", t.throughput_samples_s}}));
   events.push_back(span("forward", "compute", t0_s, backward, compute));
@@ -115,9 +116,10 @@ double add_stage(json& events, const StageTiming& t, const StagePhases& phases, 
     add_buckets(events, phases, spans, backward, t.backward_compute_s, comm);
     return end;
   }
-  events.push_back(
-      span("allreduce", "comm", exposed, compression, comm,
-           {{"bytes_per_gpu", t.bytes_per_gpu}, {"inter_node_bytes", t.inter_node_bytes}}));
+  events.push_back(span("allreduce", "comm", exposed, compression, comm,
+                        {{"bytes_per_gpu", t.bytes_per_gpu},
+                         {"inter_node_bytes", t.inter_node_bytes},
+                         {"algorithm", t.algorithm}}));
   add_phases(events, spans, exposed, compression, comm);
   return end;
 }

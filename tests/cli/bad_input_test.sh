@@ -138,6 +138,8 @@ expect "profile set a grid" "give 2 scenarios, expected one" "${P[@]}" --set swe
 expect "profile set gpus_per_node" "gpus_per_node = -2" "${P[@]}" --set cluster.gpus_per_node=-2
 expect "profile gpus-per-node flag" "gpus_per_node = -2" "${P[@]}" --gpus-per-node -2
 expect "profile set nics" "nics_per_node = 0" "${P[@]}" --set cluster.nics_per_node=0
+expect "profile allreduce algorithm" "allreduce_algorithm 'collnet': expected auto or one of ring, tree" \
+  "${P[@]}" --set cluster.allreduce_algorithm=collnet
 expect "profile export torus" "a torus platform cannot be exported" "${P[@]}" --topology torus \
   --export-platform "$WORK/t.xml"
 expect "profile export nowhere" "$WORK/none/t.xml" "${P[@]}" --export-platform "$WORK/none/t.xml"
@@ -151,6 +153,8 @@ printf '[sweeps]\ngpus = [8]\n' > "$WORK/table.toml"
 expect "sweep unknown table" "sweeps" sweep "$WORK/table.toml" --out "$OUT"
 expect "sweep unknown key" "sweep.gpuss" "${S[@]}" --set sweep.gpuss=[8]
 expect "sweep unknown key via set" "cluster.presett" "${S[@]}" --set cluster.presett=x
+expect "sweep allreduce algorithm" "allreduce_algorithm 'Ring'" "${S[@]}" \
+  --set cluster.allreduce_algorithm=Ring
 expect "sweep wrong type" "workload.name" "${S[@]}" --set workload.name=5
 expect "sweep buckets as text" "sweep.buckets" "${S[@]}" --set 'sweep.buckets="4"'
 expect "sweep buckets negative" "sweep.buckets = -1" "${S[@]}" --set sweep.buckets=-1

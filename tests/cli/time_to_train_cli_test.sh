@@ -45,7 +45,7 @@ header = open(sys.argv[1]).readline().strip().split(",")
 tail = ["total_steps", "warmup_steps", "time_to_train_h", "steps_to_target", "time_to_target_h",
         "memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb",
         "memory_activations_gb", "memory_total_gb", "gpu_memory_gb", "fits_in_memory",
-        "nics_per_node", "rail_optimized",
+        "nics_per_node", "rail_optimized", "algorithm",
         "end_to_end_speedup"]
 assert header[-len(tail):] == tail, header
 time = {}

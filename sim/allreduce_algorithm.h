@@ -1,0 +1,51 @@
+#pragma once
+// The registry of uncompressed allreduce algorithms the step simulator can charge for
+// the `full_precision` and `warmup` stages, as NCCL offers them (docs/simulator.md
+// "Allreduce algorithms"): `ring` (NCCL's ring, one channel per NIC) and `tree`
+// (NCCL's double binary tree, same channels). An algorithm gives its message pattern
+// as flow rounds (allreduce_patterns.h), and NCCL's tuning model of it (nccl_tuning.h):
+// protocol latency, algorithm bandwidth and bandwidth factor. The choice is a cluster's
+// `allreduce_algorithm`: "auto" (the algorithm NCCL's tuning model predicts fastest for
+// the message size and cluster, as NCCL picks) or a registered name (like NCCL_ALGO).
+
+#include <string_view>
+#include <vector>
+
+#include "core/util/registry.h"
+#include "net_models/cluster_spec.h"
+#include "sim/flow_rounds.h"
+
+namespace compopt::sim {
+
+struct AllreduceAlgorithm : RegistryEntry {
+  // The flow rounds for `bytes` of gradient per GPU; empty for the one-channel ring,
+  // which is timed as before (round_timing.h, or the real ring collective).
+  std::vector<FlowRound> (*rounds)(double bytes, const net::ClusterSpec& cluster) = nullptr;
+  // NCCL's model: protocol latency (added to the simulated time) and algorithm bandwidth.
+  double (*latency_s)(double bytes, const net::ClusterSpec& cluster) = nullptr;
+  double (*nccl_bandwidth)(double bytes, const net::ClusterSpec& cluster) = nullptr;
+  double bandwidth_factor = 1.0;  // the simulated transfer time is divided by it
+  // Whether it runs on a user's platform XML. SimGrid 3.32 crashes loading an XML platform
+  // in an engine after one that ran flow rounds, so there only the one-channel ring runs.
+  bool on_platform_files = true;
+};
+
+const Registry<AllreduceAlgorithm>& allreduce_algorithm_registry();
+
+inline constexpr std::string_view kAutoAllreduceAlgorithm = "auto";
+
+// Throws InvalidArgument ("allreduce_algorithm 'x': expected auto or one of ring, tree")
+// unless `choice` is "auto" or a registered name or alias.
+void check_allreduce_algorithm(std::string_view choice);
+
+// NCCL's predicted time of `a` for `bytes` per GPU: latency + bytes / bandwidth.
+double nccl_predicted_s(const AllreduceAlgorithm& a, double bytes, const net::ClusterSpec& cluster);
+
+// The algorithm for `choice` ("auto": the lowest nccl_predicted_s among those that run on
+// the cluster, the first registered on a tie; else the one named) and `bytes` of gradient
+// per GPU. Throws like check_allreduce_algorithm, and InvalidArgument when the named one
+// does not run on the cluster's platform file.
+const AllreduceAlgorithm& choose_allreduce_algorithm(std::string_view choice, double bytes,
+                                                     const net::ClusterSpec& cluster);
+
+}  // namespace compopt::sim

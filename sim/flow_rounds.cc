@@ -1,0 +1,81 @@
+#include "sim/flow_rounds.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <simgrid/s4u.hpp>
+#include <string_view>
+
+#include "sim/flow_post.h"
+#include "sim/sim_world.h"
+
+namespace compopt::sim {
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+sg4::Host* host_of(const net::PlatformHosts& hosts, int gpu, int gpus_per_node) {
+  return hosts.by_node[static_cast<size_t>(gpu / gpus_per_node)]
+                      [static_cast<size_t>(gpu % gpus_per_node)];
+}
+
+// Starts every flow of the round together; the time until the last one arrived.
+double time_round(const net::PlatformHosts& hosts, int gpus_per_node, const FlowRound& round) {
+  std::vector<sg4::CommPtr> comms;
+  const double start = sg4::Engine::get_clock();
+  for (const Flow& f : round.flows) {
+    comms.push_back(post_flow(host_of(hosts, f.src, gpus_per_node),
+                              host_of(hosts, f.dst, gpus_per_node),
+                              static_cast<uint64_t>(std::llround(f.bytes))));
+  }
+  sg4::Comm::wait_all(comms);
+  return sg4::Engine::get_clock() - start;
+}
+
+FlowTiming time_job(const net::ClusterSpec& cluster, const net::PlatformHosts& hosts,
+                    const std::vector<FlowRound>& rounds) {
+  const int g = cluster.gpus_per_node;
+  std::vector<double> sent(static_cast<size_t>(cluster.gpus()), 0.0);
+  FlowTiming out;
+  double one = 0;
+  const FlowRound* previous = nullptr;
+  for (const FlowRound& round : rounds) {
+    if (previous == nullptr || previous->flows != round.flows) one = time_round(hosts, g, round);
+    for (const Flow& f : round.flows) {
+      sent[static_cast<size_t>(f.src)] += round.repeat * f.bytes;
+      if (f.src / g != f.dst / g) out.inter_node_bytes += round.repeat * f.bytes / cluster.nodes;
+    }
+    const double start = out.seconds;
+    out.seconds += round.repeat * one;
+    if (previous != nullptr && std::string_view(previous->phase) == round.phase) {
+      out.spans.back().end_s = out.seconds;
+    } else {
+      out.spans.push_back({.name = round.phase, .start_s = start, .end_s = out.seconds});
+    }
+    previous = &round;
+  }
+  out.bytes_per_gpu = sent.empty() ? 0.0 : *std::max_element(sent.begin(), sent.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<FlowTiming> simulate_flow_jobs(const net::ClusterSpec& cluster,
+                                           const std::vector<std::vector<FlowRound>>& jobs) {
+  std::vector<FlowTiming> out;
+  std::exception_ptr failure;
+  run_engine(cluster, [&](const net::PlatformHosts& hosts) {
+    sg4::Actor::create("flow-rounds", hosts.by_node[0][0], [&] {
+      try {
+        for (const std::vector<FlowRound>& job : jobs) out.push_back(time_job(cluster, hosts, job));
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    });
+  });
+  if (failure) std::rethrow_exception(failure);
+  return out;
+}
+
+}  // namespace compopt::sim

@@ -1,0 +1,36 @@
+#pragma once
+// NCCL's tuning model of an allreduce with the Simple protocol (NVIDIA/nccl
+// src/graph/tuning.cc, ncclTopoTuneModel and ncclTopoGetAlgoTime; docs/simulator.md
+// "Allreduce algorithms"). NCCL predicts each algorithm's time as latency + bytes /
+// algorithm bandwidth and runs the lowest; the step simulator picks the same way and
+// then simulates the chosen algorithm's messages.
+//
+// Latency: a base latency per algorithm plus a per-step latency for each NVLink/PCI hop
+// and each network hop, in microseconds: the software cost of the protocol (flag
+// waits, chunk hand-offs, pipeline fill) that the simulated wire does not hold.
+// Bandwidth: the bus bandwidth (here the node's NIC bandwidth across nodes, the GPU's
+// link inside one node, after the cluster's efficiencies) times n / (2(n-1)) for the
+// ring and 0.9 x 0.5 for the tree, with NCCL's per-size tree correction.
+// Gradient-sized messages run on Simple in NCCL's model; LL and LL128 are not modelled.
+
+#include "net_models/cluster_spec.h"
+
+namespace compopt::sim {
+
+// Ring: base + (2(n-1) - 2(N-1)) intra-node steps + 2(N-1) network steps for n GPUs on
+// N nodes, x 1.9 on several nodes once `bytes` >= n/16 x 64 KiB (NCCL's "plateau
+// effect of ring"). Seconds.
+double nccl_ring_latency_s(double bytes, const net::ClusterSpec& cluster);
+
+// Tree: 2 x ((g-1) intra-node steps + floor(log2 N) network steps) for g GPUs per node
+// (the reduce up and the broadcast down). Seconds.
+double nccl_tree_latency_s(double bytes, const net::ClusterSpec& cluster);
+
+// The algorithm bandwidths NCCL's model assumes for `bytes`, in bytes per second.
+double nccl_ring_bandwidth(double bytes, const net::ClusterSpec& cluster);
+double nccl_tree_bandwidth(double bytes, const net::ClusterSpec& cluster);
+
+// NCCL's bandwidth factor of the tree against its bus bandwidth (busBw x 0.9).
+inline constexpr double kNcclTreeBandwidthFactor = 0.9;
+
+}  // namespace compopt::sim
