@@ -40,13 +40,26 @@ void configure_network_model(const ClusterSpec& spec) {
   sg4::Engine::set_config("network/TCP-gamma", kTcpGamma);
 }
 
-sg4::Link* create_link(sg4::NetZone* zone, const LayoutLink& spec) {
+// The receiving side of a NIC (or GPU) link follows its transport's incast law: SimGrid
+// asks the callback for the capacity whenever the number of flows on it changes.
+void apply_incast(sg4::SplitDuplexLink* link, const TransportProfile& transport) {
+  if (!transport.has_incast()) return;
+  link->get_link_down()->set_sharing_policy(sg4::Link::SharingPolicy::NONLINEAR,
+                                            [transport](double capacity, int flows) {
+                                              return incast_capacity(transport, capacity, flows);
+                                            });
+}
+
+sg4::Link* create_link(sg4::NetZone* zone, const LayoutLink& spec, const ClusterSpec& cluster) {
   sg4::Link* link = nullptr;
   if (spec.fatpipe) {
     link = zone->create_link(spec.name, spec.bytes_per_s);
     link->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
   } else {
-    link = zone->create_split_duplex_link(spec.name, spec.bytes_per_s);
+    sg4::SplitDuplexLink* duplex = zone->create_split_duplex_link(spec.name, spec.bytes_per_s);
+    if (spec.nic) apply_incast(duplex, cluster.inter_node_transport);
+    if (spec.group >= 0) apply_incast(duplex, cluster.intra_node_transport);
+    link = duplex;
   }
   link->set_latency(spec.latency_s);
   return link;
@@ -89,8 +102,8 @@ void build_switched(const ClusterSpec& spec, PlatformHosts& hosts) {
   for (const LayoutGroup& group : layout.groups()) zones.push_back(create_group(group, fabric));
   std::vector<sg4::Link*> links;
   for (const LayoutLink& link : layout.links()) {
-    links.push_back(
-        create_link(link.group < 0 ? fabric : zones[static_cast<size_t>(link.group)].zone, link));
+    links.push_back(create_link(
+        link.group < 0 ? fabric : zones[static_cast<size_t>(link.group)].zone, link, spec));
   }
   hosts.by_node.resize(static_cast<size_t>(spec.nodes));
   for (size_t g = 0; g < zones.size(); ++g) {
@@ -119,12 +132,14 @@ void build_switched(const ClusterSpec& spec, PlatformHosts& hosts) {
 void build_cluster_zone(const ClusterSpec& spec, PlatformHosts& hosts) {
   hosts.by_node.resize(static_cast<size_t>(spec.nodes));
   const ClusterLayout layout(spec, false);
-  auto leaf = [&layout, &hosts](sg4::NetZone* parent, const std::vector<unsigned long>& /*coord*/,
-                                unsigned long id) {
+  auto leaf = [&layout, &hosts, &spec](sg4::NetZone* parent,
+                                       const std::vector<unsigned long>& /*coord*/,
+                                       unsigned long id) {
     const LayoutGroup& group = layout.groups()[id];
     const GroupZone zone = create_group(group, parent);
     std::vector<sg4::Link*> links(layout.links().size());
-    for (const size_t l : group.host_links) links[l] = create_link(zone.zone, layout.links()[l]);
+    for (const size_t l : group.host_links)
+      links[l] = create_link(zone.zone, layout.links()[l], spec);
     seal_group(group, zone, links);
     for (const std::string& host : group.hosts)
       hosts.by_node[id].push_back(sg4::Host::by_name(host));

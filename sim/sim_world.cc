@@ -144,6 +144,7 @@ SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Comm
   const net::PlatformHosts hosts = net::build_platform(cluster);
   SimShared shared;
   init_shared(shared, ranks, per_node);
+  shared.cluster = &cluster;
   RankOutcomes outcomes;
   outcomes.end_time.assign(static_cast<size_t>(ranks), 0.0);
   create_rank_actors(shared, hosts, per_node, options, fn, outcomes);
