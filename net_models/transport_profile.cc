@@ -11,7 +11,7 @@ namespace {
 
 constexpr double kMaxOverheadS = 1.0;  // a second per message is no transport
 constexpr double kMaxStreamGbps = 1e5;
-constexpr int kMaxStreams = 64;  // NCCL caps sockets per peer (threads x sockets) at 64
+constexpr int kMaxStreams = 64;  // NCCL's socket transport opens at most 64 per connection
 constexpr int kMaxFlows = 1 << 20;
 
 void check_range(double value, double lo, double hi, const char* field, const std::string& where,
@@ -26,8 +26,8 @@ void check_range(double value, double lo, double hi, const char* field, const st
 Registry<TransportEntry> make_registry() {
   Registry<TransportEntry> r("transport");
   // Per message: compopt's TCP backend between network namespaces on this machine
-  // (small-message ring allreduce, docs/calibration.md). One socket per peer: NCCL's
-  // defaults NCCL_SOCKET_NTHREADS = 1 x NCCL_NSOCKS_PERTHREAD = 1 outside AWS and GCP,
+  // (small-message ring allreduce, docs/calibration.md). One socket per peer: NCCL's socket
+  // transport without NCCL_SOCKET_NTHREADS / NCCL_NSOCKS_PERTHREAD outside AWS and GCP,
   // and compopt's TCP backend. A stream's rate depends on the hosts: none by default.
   r.add({{"tcp", {"socket"}, "kernel TCP sockets (NCCL socket transport, compopt tcp)"},
          {.name = "tcp", .message_overhead_s = 39e-6}});
