@@ -90,7 +90,11 @@ void add_transport_keys(std::vector<ClusterKey>& keys, const std::string& side,
                         TransportMember member) {
   keys.push_back(
       {side + "_transport", [member](ClusterSpec& c, const toml::node& n, const std::string& k) {
-         c.*member = net::transport_profile(text_of(n, k));
+         try {
+           c.*member = net::transport_profile(text_of(n, k));
+         } catch (const InvalidArgument& e) {
+           throw InvalidArgument(fmt::format("{}: {}", k, e.what()));
+         }
        }});
   for (const net::TransportField& field : net::transport_fields()) {
     keys.push_back({side + "_" + field.name,

@@ -30,7 +30,7 @@ Registry<TransportEntry> make_registry() {
   // transport without NCCL_SOCKET_NTHREADS / NCCL_NSOCKS_PERTHREAD outside AWS and GCP,
   // and compopt's TCP backend. A stream's rate depends on the hosts: none by default.
   r.add({{"tcp", {"socket"}, "kernel TCP sockets (NCCL socket transport, compopt tcp)"},
-         {.name = "tcp", .message_overhead_s = 39e-6}});
+         {.name = "tcp", .message_overhead_s = 38e-6}});
   // Per message: the NIC's message rate, 215 million messages/s (ConnectX-6 product brief);
   // one queue pair streams at line rate.
   r.add({{"rdma", {"infiniband", "roce"}, "RDMA verbs over InfiniBand or RoCE"},

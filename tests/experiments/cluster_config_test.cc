@@ -247,7 +247,8 @@ TEST(ClusterConfig, TransportsByNameWithFieldsReplaced) {
 }
 
 TEST(ClusterConfig, BadTransportInputNamesTheKey) {
-  EXPECT_THAT(error_of("[cluster]\ninter_node_transport = \"udp\""), HasSubstr("'udp'"));
+  EXPECT_THAT(error_of("[cluster]\ninter_node_transport = \"udp\""),
+              HasSubstr("cluster.inter_node_transport: unknown transport 'udp'"));
   EXPECT_THAT(error_of("[cluster]\ninter_node_streams_per_peer = 2.5"),
               HasSubstr("cluster.inter_node_streams_per_peer"));
   EXPECT_THAT(error_of("[cluster]\ninter_node_incast_loss = 2"), HasSubstr("incast_loss = 2"));
