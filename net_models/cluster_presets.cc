@@ -65,7 +65,6 @@ Registry<ClusterEntry> make_registry() {
   ethernet_v100.inter_node_efficiency = 0.1209;
   ethernet_v100.intra_node_transport = transport_profile("pcie");
   ethernet_v100.inter_node_transport = transport_profile("tcp");
-  ethernet_v100.inter_node_transport.stream_gbps = 4.1;  // iperf, one stream (clusters.csv)
 
   ClusterSpec infiniband_v100;
   infiniband_v100.name = "infiniband-v100-8";
