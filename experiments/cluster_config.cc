@@ -77,14 +77,36 @@ Setter count_field(int ClusterSpec::*field) {
 }
 
 // One key of [cluster] and how it sets the spec, applied in this order: the GPU first, then
-// the fabric (whose link depends on the GPU), then the figures that may replace its link.
+// the fabric (whose link and transport depend on the GPU and fabric), then the figures that
+// may replace them.
 struct ClusterKey {
-  const char* name;
+  std::string name;
   Setter set;
 };
 
-const std::vector<ClusterKey>& cluster_keys() {
-  static const std::vector<ClusterKey> keys = {
+using TransportMember = net::TransportProfile ClusterSpec::*;
+
+// `<side>_transport` (a registry name) and `<side>_<field>` replacing one field of it.
+void add_transport_keys(std::vector<ClusterKey>& keys, const std::string& side,
+                        TransportMember member) {
+  keys.push_back(
+      {side + "_transport", [member](ClusterSpec& c, const toml::node& n, const std::string& k) {
+         try {
+           c.*member = net::transport_profile(text_of(n, k));
+         } catch (const InvalidArgument& e) {
+           throw InvalidArgument(fmt::format("{}: {}", k, e.what()));
+         }
+       }});
+  for (const net::TransportField& field : net::transport_fields()) {
+    keys.push_back({side + "_" + field.name,
+                    [member, field](ClusterSpec& c, const toml::node& n, const std::string& k) {
+                      field.set(c.*member, field.integer ? integer_of(n, k) : number_of(n, k));
+                    }});
+  }
+}
+
+std::vector<ClusterKey> make_cluster_keys() {
+  std::vector<ClusterKey> keys = {
       {"name",
        [](ClusterSpec& c, const toml::node& n, const std::string& k) { c.name = text_of(n, k); }},
       {"gpu",
@@ -95,6 +117,8 @@ const std::vector<ClusterKey>& cluster_keys() {
          const net::FabricLink link = net::fabric_link(c.intra_node_fabric, c.gpu);
          c.intra_node_gbps = link.gbps;
          c.intra_node_latency_s = link.latency_s;
+         c.intra_node_transport = net::transport_profile(
+             c.intra_node_fabric == net::IntraNodeFabric::kPcie ? "pcie" : "nvlink");
        }},
       {"nodes", count_field(&ClusterSpec::nodes)},
       {"gpus_per_node",
@@ -130,6 +154,13 @@ const std::vector<ClusterKey>& cluster_keys() {
          sim::check_allreduce_algorithm(c.allreduce_algorithm);
        }},
   };
+  add_transport_keys(keys, "inter_node", &ClusterSpec::inter_node_transport);
+  add_transport_keys(keys, "intra_node", &ClusterSpec::intra_node_transport);
+  return keys;
+}
+
+const std::vector<ClusterKey>& cluster_keys() {
+  static const std::vector<ClusterKey> keys = make_cluster_keys();
   return keys;
 }
 

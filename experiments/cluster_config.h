@@ -18,6 +18,10 @@
 //                              dragonfly_groups
 //   network_model, latency_factor, bandwidth_factor, platform (a SimGrid platform XML)
 //   allreduce_algorithm        auto | ring | tree (sim/allreduce_algorithm.h)
+//   inter_node_transport, intra_node_transport    tcp | rdma | nvlink | pcie (the fabric
+//                              sets the intra-node one), and per side <side>_<field> for
+//                              message_overhead_s, peer_overhead_s, stream_gbps,
+//                              streams_per_peer, incast_flows, incast_loss
 //
 // Unknown keys, wrong types and bad values throw InvalidArgument naming the key.
 

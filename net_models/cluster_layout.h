@@ -23,6 +23,7 @@ struct LayoutLink {
   double latency_s = 0;
   bool fatpipe = false;  // shared without contention (a node's switch between its NIC groups)
   int group = -1;        // the group whose zone holds it (a GPU link), -1: the fabric
+  bool nic = false;      // a node's NIC (its receiving side follows the incast law)
 };
 
 struct LayoutGroup {

@@ -7,7 +7,7 @@ namespace {
 // 32 nodes of 8 GPUs on NVSwitch (fabric_link's NVLink figure for the GPU), all links at
 // their nominal rates (efficiency 1: no published rows to fit them on), one star fabric.
 ClusterSpec public_spec_cluster(const char* name, const char* gpu, int nics, double nic_gbps,
-                                double nic_latency_s) {
+                                double nic_latency_s, const char* transport) {
   ClusterSpec c;
   c.name = name;
   c.nodes = 32;
@@ -21,6 +21,7 @@ ClusterSpec public_spec_cluster(const char* name, const char* gpu, int nics, dou
   c.rail_optimized = nics > 1;
   c.inter_node_gbps = nic_gbps;
   c.inter_node_latency_s = nic_latency_s;
+  c.inter_node_transport = transport_profile(transport);
   return c;
 }
 
@@ -29,10 +30,11 @@ ClusterSpec public_spec_cluster(const char* name, const char* gpu, int nics, dou
 // the DGX SuperPOD reference architectures. InfiniBand latency 2 us and Ethernet 50 us
 // node to node as for the calibrated presets.
 void add_public_spec_clusters(Registry<ClusterEntry>& r) {
-  const ClusterSpec dgx_a100 = public_spec_cluster("dgx-a100", "A100-80GB", 8, 200, 2e-6);
-  const ClusterSpec dgx_h100 = public_spec_cluster("dgx-h100", "H100", 8, 400, 2e-6);
-  const ClusterSpec dgx_b200 = public_spec_cluster("dgx-b200", "B200", 8, 400, 2e-6);
-  const ClusterSpec h100_25g = public_spec_cluster("h100-ethernet-25g", "H100", 1, 25, 50e-6);
+  const ClusterSpec dgx_a100 = public_spec_cluster("dgx-a100", "A100-80GB", 8, 200, 2e-6, "rdma");
+  const ClusterSpec dgx_h100 = public_spec_cluster("dgx-h100", "H100", 8, 400, 2e-6, "rdma");
+  const ClusterSpec dgx_b200 = public_spec_cluster("dgx-b200", "B200", 8, 400, 2e-6, "rdma");
+  const ClusterSpec h100_25g =
+      public_spec_cluster("h100-ethernet-25g", "H100", 1, 25, 50e-6, "tcp");
   r.add(
       {{dgx_a100.name, {}, "32 DGX A100: 8 A100 on NVSwitch, 8 x 200 Gbit/s HDR rails"}, dgx_a100});
   r.add(
@@ -61,6 +63,8 @@ Registry<ClusterEntry> make_registry() {
   ethernet_v100.inter_node_gbps = 40;
   ethernet_v100.inter_node_latency_s = 50e-6;
   ethernet_v100.inter_node_efficiency = 0.1209;
+  ethernet_v100.intra_node_transport = transport_profile("pcie");
+  ethernet_v100.inter_node_transport = transport_profile("tcp");
 
   ClusterSpec infiniband_v100;
   infiniband_v100.name = "infiniband-v100-8";
@@ -76,6 +80,7 @@ Registry<ClusterEntry> make_registry() {
   infiniband_v100.topology = Topology::kFatTree;
   infiniband_v100.nodes_per_switch = 2;
   infiniband_v100.uplink_gbps = 59.8;
+  infiniband_v100.inter_node_transport = transport_profile("rdma");
 
   // No calibration rows for A100: NVLink efficiency taken from the V100 fit,
   // 10 Gbit/s as Birder reports it, Ethernet latency as for ethernet-v100-4.
@@ -90,6 +95,7 @@ Registry<ClusterEntry> make_registry() {
   ethernet_a100.inter_node_gbps = 10;
   ethernet_a100.inter_node_latency_s = 50e-6;
   ethernet_a100.inter_node_efficiency = 1.0;
+  ethernet_a100.inter_node_transport = transport_profile("tcp");
   Registry<ClusterEntry> r("cluster preset");
   r.add({{ethernet_v100.name, {}, "16 nodes x 4 V100 over PCIe, 40 Gbit/s Ethernet (1-bit Adam)"},
          ethernet_v100});

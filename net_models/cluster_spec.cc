@@ -181,6 +181,8 @@ void ClusterSpec::validate() const {
     return;  // link figures come from the file
   }
   check_links(*this);
+  inter_node_transport.validate(fmt::format("cluster '{}': inter_node_transport", name));
+  intra_node_transport.validate(fmt::format("cluster '{}': intra_node_transport", name));
   check_nics(*this);
   check_topology(*this);
 }

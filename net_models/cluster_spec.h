@@ -21,6 +21,7 @@
 
 #include "net_models/cluster_fabric.h"
 #include "net_models/gpu_spec.h"
+#include "net_models/transport_profile.h"
 
 namespace compopt::net {
 
@@ -50,6 +51,11 @@ struct ClusterSpec {
   // docs/calibration.md); the platform's links run at gbps x efficiency.
   double intra_node_efficiency = 1.0;
   double inter_node_efficiency = 1.0;
+  // What the collectives run on across and inside nodes (net_models/transport_profile.h):
+  // a registry profile, possibly with fields replaced. Ethernet presets take tcp,
+  // InfiniBand and DGX presets rdma.
+  TransportProfile inter_node_transport = transport_profile("rdma");
+  TransportProfile intra_node_transport = transport_profile("nvlink");
   Topology topology = Topology::kStar;
 
   // fat-tree: nodes under one leaf switch (0 = all nodes under one switch, a

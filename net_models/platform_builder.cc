@@ -40,13 +40,26 @@ void configure_network_model(const ClusterSpec& spec) {
   sg4::Engine::set_config("network/TCP-gamma", kTcpGamma);
 }
 
-sg4::Link* create_link(sg4::NetZone* zone, const LayoutLink& spec) {
+// The receiving side of a NIC (or GPU) link follows its transport's incast law: SimGrid
+// asks the callback for the capacity whenever the number of flows on it changes.
+void apply_incast(sg4::SplitDuplexLink* link, const TransportProfile& transport) {
+  if (!transport.has_incast()) return;
+  link->get_link_down()->set_sharing_policy(sg4::Link::SharingPolicy::NONLINEAR,
+                                            [transport](double capacity, int flows) {
+                                              return incast_capacity(transport, capacity, flows);
+                                            });
+}
+
+sg4::Link* create_link(sg4::NetZone* zone, const LayoutLink& spec, const ClusterSpec& cluster) {
   sg4::Link* link = nullptr;
   if (spec.fatpipe) {
     link = zone->create_link(spec.name, spec.bytes_per_s);
     link->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
   } else {
-    link = zone->create_split_duplex_link(spec.name, spec.bytes_per_s);
+    sg4::SplitDuplexLink* duplex = zone->create_split_duplex_link(spec.name, spec.bytes_per_s);
+    if (spec.nic) apply_incast(duplex, cluster.inter_node_transport);
+    if (spec.group >= 0) apply_incast(duplex, cluster.intra_node_transport);
+    link = duplex;
   }
   link->set_latency(spec.latency_s);
   return link;
@@ -86,12 +99,12 @@ void add_hosts(const LayoutGroup& group, PlatformHosts& hosts) {
   }
 }
 
-std::vector<sg4::Link*> create_links(const ClusterLayout& layout, sg4::NetZone* fabric,
-                                     const std::vector<GroupZone>& zones) {
+std::vector<sg4::Link*> create_links(const ClusterSpec& spec, const ClusterLayout& layout,
+                                     sg4::NetZone* fabric, const std::vector<GroupZone>& zones) {
   std::vector<sg4::Link*> links;
   for (const LayoutLink& link : layout.links()) {
-    links.push_back(
-        create_link(link.group < 0 ? fabric : zones[static_cast<size_t>(link.group)].zone, link));
+    links.push_back(create_link(
+        link.group < 0 ? fabric : zones[static_cast<size_t>(link.group)].zone, link, spec));
   }
   return links;
 }
@@ -100,11 +113,11 @@ std::vector<sg4::Link*> create_links(const ClusterLayout& layout, sg4::NetZone* 
 // zone with explicit routes between star zones of the GPUs of one NIC (O(groups^2)
 // routes), the construction here that routes a node's NIC groups to each other through its
 // switch and cross-leaf traffic through both uplinks.
-void build_full_fabric(const ClusterLayout& layout, PlatformHosts& hosts) {
+void build_full_fabric(const ClusterSpec& spec, const ClusterLayout& layout, PlatformHosts& hosts) {
   sg4::NetZone* fabric = sg4::create_full_zone("fabric");
   std::vector<GroupZone> zones;
   for (const LayoutGroup& group : layout.groups()) zones.push_back(create_group(group, fabric));
-  const std::vector<sg4::Link*> links = create_links(layout, fabric, zones);
+  const std::vector<sg4::Link*> links = create_links(spec, layout, fabric, zones);
   for (size_t g = 0; g < zones.size(); ++g) {
     seal_group(layout.groups()[g], zones[g], links);
     add_hosts(layout.groups()[g], hosts);
@@ -128,11 +141,11 @@ void build_full_fabric(const ClusterLayout& layout, PlatformHosts& hosts) {
 // crosses NIC a up, NIC b down: the links, directions and order of build_full_fabric's
 // explicit routes. (Leaf star zones inside it, three levels of zones, lose the uplinks
 // from cross-leaf routes in SimGrid 3.32: several leaves keep the full zone.)
-void build_star_fabric(const ClusterLayout& layout, PlatformHosts& hosts) {
+void build_star_fabric(const ClusterSpec& spec, const ClusterLayout& layout, PlatformHosts& hosts) {
   sg4::NetZone* fabric = sg4::create_star_zone("fabric");
   std::vector<GroupZone> zones;
   for (const LayoutGroup& group : layout.groups()) zones.push_back(create_group(group, fabric));
-  const std::vector<sg4::Link*> links = create_links(layout, fabric, zones);
+  const std::vector<sg4::Link*> links = create_links(spec, layout, fabric, zones);
   for (size_t g = 0; g < zones.size(); ++g) {
     seal_group(layout.groups()[g], zones[g], links);
     add_hosts(layout.groups()[g], hosts);
@@ -148,9 +161,9 @@ void build_switched(const ClusterSpec& spec, PlatformHosts& hosts) {
   const ClusterLayout layout(spec, false);
   hosts.by_node.resize(static_cast<size_t>(spec.nodes));
   if (layout.groups().size() == static_cast<size_t>(spec.nodes) && layout.leaf_count() == 1) {
-    build_star_fabric(layout, hosts);
+    build_star_fabric(spec, layout, hosts);
   } else {
-    build_full_fabric(layout, hosts);
+    build_full_fabric(spec, layout, hosts);
   }
 }
 
@@ -159,12 +172,14 @@ void build_switched(const ClusterSpec& spec, PlatformHosts& hosts) {
 void build_cluster_zone(const ClusterSpec& spec, PlatformHosts& hosts) {
   hosts.by_node.resize(static_cast<size_t>(spec.nodes));
   const ClusterLayout layout(spec, false);
-  auto leaf = [&layout, &hosts](sg4::NetZone* parent, const std::vector<unsigned long>& /*coord*/,
-                                unsigned long id) {
+  auto leaf = [&layout, &hosts, &spec](sg4::NetZone* parent,
+                                       const std::vector<unsigned long>& /*coord*/,
+                                       unsigned long id) {
     const LayoutGroup& group = layout.groups()[id];
     const GroupZone zone = create_group(group, parent);
     std::vector<sg4::Link*> links(layout.links().size());
-    for (const size_t l : group.host_links) links[l] = create_link(zone.zone, layout.links()[l]);
+    for (const size_t l : group.host_links)
+      links[l] = create_link(zone.zone, layout.links()[l], spec);
     seal_group(group, zone, links);
     for (const std::string& host : group.hosts)
       hosts.by_node[id].push_back(sg4::Host::by_name(host));

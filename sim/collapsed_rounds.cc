@@ -38,17 +38,21 @@ std::vector<Flow> mirror_flows(const ShiftRound& round, const net::ClusterSpec& 
   return flows;
 }
 
-// Starts every flow together; the time until the last one arrived.
-double time_round(const net::PlatformHosts& hosts, const std::vector<Flow>& flows, uint64_t bytes) {
-  std::vector<sg4::CommPtr> comms;
-  const double start = sg4::Engine::get_clock();
+// Starts every flow together (as its sender's first message of the round); the time
+// until the last one arrived.
+double time_round(const net::ClusterSpec& cluster, const net::PlatformHosts& hosts,
+                  const std::vector<Flow>& flows, uint64_t bytes) {
+  const int g = cluster.gpus_per_node;
+  std::vector<PlannedFlow> planned;
   for (const Flow& f : flows) {
-    comms.push_back(post_flow(
-        hosts.by_node[static_cast<size_t>(f.src_node)][static_cast<size_t>(f.src_local)],
-        hosts.by_node[static_cast<size_t>(f.dst_node)][static_cast<size_t>(f.dst_local)], bytes));
+    planned.push_back(
+        {.src = hosts.by_node[static_cast<size_t>(f.src_node)][static_cast<size_t>(f.src_local)],
+         .dst = hosts.by_node[static_cast<size_t>(f.dst_node)][static_cast<size_t>(f.dst_local)],
+         .bytes = bytes,
+         .sender = f.src_node * g + f.src_local,
+         .crosses_nodes = f.crosses});
   }
-  sg4::Comm::wait_all(comms);
-  return sg4::Engine::get_clock() - start;
+  return time_flows(cluster, planned);
 }
 
 using RoundKey = std::tuple<RoundScope, int, uint64_t>;
@@ -69,7 +73,8 @@ class JobTimer {
       const std::vector<Flow> flows = mirror_flows(round, cluster_, mirror_nodes_);
       const RoundKey key{round.scope, round.shift, bytes};
       auto it = seconds_.find(key);
-      if (it == seconds_.end()) it = seconds_.emplace(key, time_round(hosts_, flows, bytes)).first;
+      if (it == seconds_.end())
+        it = seconds_.emplace(key, time_round(cluster_, hosts_, flows, bytes)).first;
       for (size_t a = 0; a < g; ++a) {
         sent[a] += round.repeat * static_cast<double>(bytes);
         if (flows[a].crosses) crossing[a] += round.repeat * static_cast<double>(bytes);

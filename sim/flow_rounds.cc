@@ -16,21 +16,24 @@ namespace {
 namespace sg4 = simgrid::s4u;
 
 sg4::Host* host_of(const net::PlatformHosts& hosts, int gpu, int gpus_per_node) {
-  return hosts.by_node[static_cast<size_t>(gpu / gpus_per_node)]
-                      [static_cast<size_t>(gpu % gpus_per_node)];
+  return hosts
+      .by_node[static_cast<size_t>(gpu / gpus_per_node)][static_cast<size_t>(gpu % gpus_per_node)];
 }
 
-// Starts every flow of the round together; the time until the last one arrived.
-double time_round(const net::PlatformHosts& hosts, int gpus_per_node, const FlowRound& round) {
-  std::vector<sg4::CommPtr> comms;
-  const double start = sg4::Engine::get_clock();
+// Starts every flow of the round (each sender's flows one after another); the time until
+// the last one arrived.
+double time_round(const net::ClusterSpec& cluster, const net::PlatformHosts& hosts,
+                  const FlowRound& round) {
+  const int g = cluster.gpus_per_node;
+  std::vector<PlannedFlow> planned;
   for (const Flow& f : round.flows) {
-    comms.push_back(post_flow(host_of(hosts, f.src, gpus_per_node),
-                              host_of(hosts, f.dst, gpus_per_node),
-                              static_cast<uint64_t>(std::llround(f.bytes))));
+    planned.push_back({.src = host_of(hosts, f.src, g),
+                       .dst = host_of(hosts, f.dst, g),
+                       .bytes = static_cast<uint64_t>(std::llround(f.bytes)),
+                       .sender = f.src,
+                       .crosses_nodes = f.src / g != f.dst / g});
   }
-  sg4::Comm::wait_all(comms);
-  return sg4::Engine::get_clock() - start;
+  return time_flows(cluster, planned);
 }
 
 FlowTiming time_job(const net::ClusterSpec& cluster, const net::PlatformHosts& hosts,
@@ -41,7 +44,8 @@ FlowTiming time_job(const net::ClusterSpec& cluster, const net::PlatformHosts& h
   double one = 0;
   const FlowRound* previous = nullptr;
   for (const FlowRound& round : rounds) {
-    if (previous == nullptr || previous->flows != round.flows) one = time_round(hosts, g, round);
+    if (previous == nullptr || previous->flows != round.flows)
+      one = time_round(cluster, hosts, round);
     for (const Flow& f : round.flows) {
       sent[static_cast<size_t>(f.src)] += round.repeat * f.bytes;
       if (f.src / g != f.dst / g) out.inter_node_bytes += round.repeat * f.bytes / cluster.nodes;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/comm/transport.h"
+#include "net_models/cluster_spec.h"
 
 namespace compopt::sim {
 
@@ -26,6 +27,7 @@ struct SimMessage {
 
 struct SimShared {
   std::vector<int> node_of_rank;
+  const net::ClusterSpec* cluster = nullptr;    // the simulated cluster (its transports)
   std::vector<simgrid::s4u::Mailbox*> mailbox;  // one per destination rank
   std::vector<char> finished;                   // rank returned from its function
   std::vector<int> waiting_on;                  // rank it blocks on in recv, or -1

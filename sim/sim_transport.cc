@@ -7,6 +7,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "core/util/error.h"
+#include "sim/flow_costs.h"
 
 namespace compopt::sim {
 
@@ -18,7 +19,10 @@ void delete_message(void* message) { delete static_cast<SimMessage*>(message); }
 }  // namespace
 
 SimTransport::SimTransport(SimShared& shared, int rank, WireMap wire)
-    : shared_(shared), rank_(rank), wire_(std::move(wire)) {}
+    : shared_(shared),
+      rank_(rank),
+      wire_(std::move(wire)),
+      peer_seen_(static_cast<size_t>(shared.size()), 0) {}
 
 SimTransport& SimTransport::of(Communicator& comm) {
   auto* sim = dynamic_cast<SimTransport*>(&comm.transport());
@@ -42,9 +46,21 @@ std::pair<SimMessage*, uint64_t> SimTransport::post(int dst, Channel channel,
   return {message, bytes};
 }
 
+sg4::CommPtr SimTransport::start_comm(int dst, SimMessage* message, uint64_t bytes) {
+  const net::TransportProfile& profile =
+      transport_between(*shared_.cluster, node_of(dst) != node_of(rank_));
+  char& seen = peer_seen_[static_cast<size_t>(dst)];
+  const double overhead = send_overhead_s(profile, 1, seen ? 0 : 1);
+  seen = 1;
+  if (overhead > 0) sg4::this_actor::sleep_for(overhead);
+  sg4::CommPtr comm = shared_.mailbox[static_cast<size_t>(dst)]->put_init(message, bytes);
+  if (const double cap = flow_rate_cap(profile); cap > 0) comm->set_rate(cap);
+  return comm;
+}
+
 void SimTransport::send(int dst, Channel channel, std::span<const std::byte> data) {
   const auto [message, bytes] = post(dst, channel, data);
-  shared_.mailbox[static_cast<size_t>(dst)]->put_init(message, bytes)->detach(delete_message);
+  start_comm(dst, message, bytes)->detach(delete_message);
 }
 
 std::unique_ptr<SimMessage> SimTransport::take(int src, Channel channel) {
@@ -88,7 +104,8 @@ void SimTransport::sendrecv(int dst, Channel send_channel, std::span<const std::
                             int src, Channel recv_channel, std::span<std::byte> recv_data) {
   const auto [message, bytes] = post(dst, send_channel, send_data);
   shared_.untaken.insert(message);
-  sg4::CommPtr sending = shared_.mailbox[static_cast<size_t>(dst)]->put_async(message, bytes);
+  sg4::CommPtr sending = start_comm(dst, message, bytes);
+  sending->start();
   recv(src, recv_channel, recv_data);
   sending->wait();
 }

@@ -2,14 +2,17 @@
 // SimTransport: one rank's endpoint in a SimGrid simulation (one s4u actor per
 // rank). Messages go to a mailbox per destination rank with the real payload
 // attached and the simulated size from the rank's WireMap; sends are
-// asynchronous, so rings never deadlock. now() is the simulated clock since the
-// run started; advance(s) sleeps the actor for s simulated seconds.
-// Obtain one with SimTransport::of(comm) from inside run_sim().
+// asynchronous, so rings never deadlock. Each send first costs the sender its
+// transport's per-message (and, at a new peer, per-peer) software time, and its
+// flow runs at most at the transport's per-flow cap (sim/flow_costs.h). now() is the simulated
+// clock since the run started; advance(s) sleeps the actor for s simulated seconds. Obtain one with
+// SimTransport::of(comm) from inside run_sim().
 
 #include <deque>
 #include <map>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "core/comm/communicator.h"
 #include "core/comm/transport.h"
@@ -55,11 +58,15 @@ class SimTransport final : public Transport {
   // Allocates the message and accounts for it; returns it with its simulated size.
   std::pair<SimMessage*, uint64_t> post(int dst, Channel channel, std::span<const std::byte> data);
   std::unique_ptr<SimMessage> take(int src, Channel channel);
+  // Sleeps the sender's software time for one message to dst and returns the comm to
+  // start, capped at the transport's per-flow rate.
+  simgrid::s4u::CommPtr start_comm(int dst, SimMessage* message, uint64_t bytes);
 
   SimShared& shared_;
   int rank_;
   WireMap wire_;
   double wire_bytes_sent_ = 0, wire_inter_node_bytes_ = 0;
+  std::vector<char> peer_seen_;  // per rank: this rank already sent to it
   // Messages that arrived before their recv was called, by (src, channel).
   std::map<std::pair<int, Channel>, std::deque<std::unique_ptr<SimMessage>>> early_;
 };

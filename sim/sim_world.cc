@@ -156,6 +156,7 @@ SimRunResult run_sim(const SimRunOptions& options, const std::function<void(Comm
       cluster,
       [&](const net::PlatformHosts& hosts) {
         init_shared(shared, ranks, per_node);
+        shared.cluster = &cluster;
         create_rank_actors(shared, hosts, per_node, options, fn, outcomes);
       },
       [&shared] {

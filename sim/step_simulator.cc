@@ -73,7 +73,7 @@ std::vector<PhaseSpan> from_first_phase(std::vector<PhaseSpan> spans) {
 }
 
 // One full collective of the stage on a `proxy`-element vector, called by every
-// rank inside run_sim; timed from a barrier, traffic counted after the wire map.
+// rank inside run_sim; timed from a zero-cost rendezvous of all ranks, traffic counted after the wire map.
 RoundTiming time_full_collective(Communicator& comm, const Stage& stage, const WireMap& wire,
                                  size_t proxy, WirePrecision precision) {
   SimTransport& transport = SimTransport::of(comm);
@@ -90,7 +90,7 @@ RoundTiming time_full_collective(Communicator& comm, const Stage& stage, const W
     groups = std::make_unique<HierarchicalGroups>(HierarchicalGroups::split(comm));
     state = hierarchical_state(proxy, *groups);
   }
-  comm.barrier();
+  transport.sync();  // every rank starts at the same simulated time, at no cost
   transport.set_wire_map(wire);
   transport.reset_wire_counters();
   const double start = comm.now();

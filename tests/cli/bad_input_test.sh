@@ -140,6 +140,10 @@ expect "profile gpus-per-node flag" "gpus_per_node = -2" "${P[@]}" --gpus-per-no
 expect "profile set nics" "nics_per_node = 0" "${P[@]}" --set cluster.nics_per_node=0
 expect "profile allreduce algorithm" "allreduce_algorithm 'collnet': expected auto or one of ring, tree" \
   "${P[@]}" --set cluster.allreduce_algorithm=collnet
+expect "profile set transport" "cluster.inter_node_transport: unknown transport 'udp'" "${P[@]}" \
+  --set cluster.inter_node_transport=udp
+expect "profile set incast" "inter_node_transport: incast_loss = 3" "${P[@]}" \
+  --set cluster.inter_node_incast_loss=3
 expect "profile export torus" "a torus platform cannot be exported" "${P[@]}" --topology torus \
   --export-platform "$WORK/t.xml"
 expect "profile export nowhere" "$WORK/none/t.xml" "${P[@]}" --export-platform "$WORK/none/t.xml"

@@ -220,5 +220,41 @@ TEST(ClusterConfig, ProfileSetsOverTheClusterFlag) {
   EXPECT_EQ(sim::resolve_scenario(s).cluster.gpu.name, net::cluster_preset("dgx-a100").gpu.name);
 }
 
+TEST(ClusterConfig, TransportsByNameWithFieldsReplaced) {
+  const net::ClusterSpec c = parse(R"(
+    [cluster]
+    preset = "dgx-h100"
+    inter_node_transport = "tcp"
+    inter_node_stream_gbps = 12.5
+    inter_node_streams_per_peer = 4
+    inter_node_incast_flows = 8
+    inter_node_incast_loss = 0.05
+    intra_node_message_overhead_s = 3e-6
+  )");
+  EXPECT_EQ(c.inter_node_transport.name, "tcp");
+  EXPECT_DOUBLE_EQ(c.inter_node_transport.message_overhead_s,
+                   net::transport_profile("tcp").message_overhead_s);  // kept
+  EXPECT_DOUBLE_EQ(c.inter_node_transport.flow_cap_gbps(), 50);
+  EXPECT_EQ(c.inter_node_transport.incast_flows, 8);
+  EXPECT_DOUBLE_EQ(c.inter_node_transport.incast_loss, 0.05);
+  EXPECT_EQ(c.intra_node_transport.name, "nvlink");
+  EXPECT_DOUBLE_EQ(c.intra_node_transport.message_overhead_s, 3e-6);
+  // The fabric picks the intra-node transport unless the config names one.
+  EXPECT_EQ(parse("[cluster]\nintra_node_fabric = \"pcie\"").intra_node_transport.name, "pcie");
+  EXPECT_EQ(parse("[cluster]\nintra_node_fabric = \"pcie\"\nintra_node_transport = \"nvlink\"")
+                .intra_node_transport.name,
+            "nvlink");
+}
+
+TEST(ClusterConfig, BadTransportInputNamesTheKey) {
+  EXPECT_THAT(error_of("[cluster]\ninter_node_transport = \"udp\""),
+              HasSubstr("cluster.inter_node_transport: unknown transport 'udp'"));
+  EXPECT_THAT(error_of("[cluster]\ninter_node_streams_per_peer = 2.5"),
+              HasSubstr("cluster.inter_node_streams_per_peer"));
+  EXPECT_THAT(error_of("[cluster]\ninter_node_incast_loss = 2"), HasSubstr("incast_loss = 2"));
+  EXPECT_THAT(error_of("[cluster]\nintra_node_message_overhead_s = -1"),
+              HasSubstr("intra_node_transport: message_overhead_s = -1"));
+}
+
 }  // namespace
 }  // namespace compopt::cli

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/util/error.h"
@@ -27,12 +28,22 @@ void expect_collapse_matches_full(const Scenario& s) {
   full.full_collectives = true;
   const auto a = simulate_step(fast), b = simulate_step(full);
   ASSERT_EQ(a.size(), b.size());
+  // Rounds charge each round's per-message cost before its flows start; the real flat
+  // all-to-all posts its next message while the last one is still on the wire, so with a
+  // per-message transport cost (tcp) the two may differ by up to one cost per round (n - 1
+  // rounds). Without one (nvlink, rdma) they agree to rounding.
+  const double alpha = fast.cluster.inter_node_transport.message_overhead_s;
+  const double buckets = s.overlap ? std::max(1, s.buckets) : 1;
   for (size_t i = 0; i < a.size(); ++i) {
+    const double slack = a[i].stage == "compression" && s.optimizer != "birder-hierarchical"
+                             ? (fast.cluster.gpus() - 1) * alpha * buckets
+                             : 0.0;
     const std::string what = s.cluster + " " + s.optimizer + " " + a[i].stage + " " +
                              std::to_string(s.gpus) + " GPUs, " + std::to_string(s.gpus_per_node) +
                              " per node" + (s.overlap ? ", overlap" : "");
     EXPECT_GT(b[i].comm_s, 0) << what;
-    EXPECT_NEAR(a[i].comm_s, b[i].comm_s, 1e-9 * b[i].comm_s) << what;
+    EXPECT_NEAR(a[i].comm_s, b[i].comm_s, 1e-9 * b[i].comm_s + slack) << what;
+    EXPECT_LE(b[i].comm_s, a[i].comm_s * (1 + 1e-9)) << what << ": rounds never undercharge";
     EXPECT_NEAR(a[i].bytes_per_gpu, b[i].bytes_per_gpu, 1e-9 * b[i].bytes_per_gpu) << what;
     EXPECT_NEAR(a[i].inter_node_bytes, b[i].inter_node_bytes, 1e-9 * b[i].inter_node_bytes) << what;
   }

@@ -20,10 +20,15 @@ void expect_same_as_full(const Scenario& s) {
   full.full_collectives = true;
   const auto a = simulate_step(fast), b = simulate_step(full);
   ASSERT_EQ(a.size(), b.size());
+  // Rounds run end to end, while in full a rank posts its next message before the last one
+  // landed: with a per-message transport cost the two may differ by one such cost per
+  // collective (one per bucket with overlap). Without one they agree to rounding.
+  const double slack =
+      fast.cluster.inter_node_transport.message_overhead_s * (s.overlap ? s.buckets : 1);
   for (size_t i = 0; i < a.size(); ++i) {
     const std::string what = s.cluster + " " + s.optimizer + " " + a[i].stage + " " +
                              std::to_string(s.gpus) + (s.overlap ? " overlap" : "");
-    EXPECT_NEAR(a[i].comm_s, b[i].comm_s, 1e-6 * b[i].comm_s) << what;
+    EXPECT_NEAR(a[i].comm_s, b[i].comm_s, 1e-6 * b[i].comm_s + slack) << what;
     EXPECT_NEAR(a[i].bytes_per_gpu, b[i].bytes_per_gpu, 1e-9 * b[i].bytes_per_gpu) << what;
     EXPECT_NEAR(a[i].inter_node_bytes, b[i].inter_node_bytes, 1e-9 * b[i].inter_node_bytes) << what;
   }

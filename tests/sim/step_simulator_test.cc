@@ -126,7 +126,9 @@ TEST(StepSimulator, AnAliasSimulatesExactlyAsItsCanonicalName) {
   s.optimizer = "momentum-sgd";
   const StageTiming b = simulate_step(resolve_scenario(s)).front();
   EXPECT_EQ(a.stage, "full_precision");
-  EXPECT_EQ(a.step_time_s, b.step_time_s);
+  // SimGrid's clock runs on across simulations: the same step starts at another absolute
+  // time, so per-message sleeps round differently in the last bits.
+  EXPECT_NEAR(a.step_time_s, b.step_time_s, 1e-12 * b.step_time_s);
   EXPECT_EQ(a.bytes_per_gpu, b.bytes_per_gpu);
   // Momentum SGD and Adam send the same ring allreduce.
   s.optimizer = "adam";
