@@ -13,6 +13,7 @@
 #include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "net_models/compute_model.h"
+#include "sim/overlap_mode.h"
 #include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
 #include "sim/sim_transport.h"
@@ -28,6 +29,8 @@ struct Stage {
   std::string name;
   CommScheme scheme;
   std::string compressor;  // empty for the ring
+  StageOverlap overlap = StageOverlap::kAfterBackward;
+  double step_bytes_ratio = 1.0;
 };
 
 CommScheme scheme_of(CommPattern pattern) {
@@ -46,7 +49,7 @@ CommScheme scheme_of(CommPattern pattern) {
 std::vector<Stage> stages_of(std::string_view optimizer) {
   std::vector<Stage> out;
   for (const StageSpec& s : optimizer_registry().get(optimizer).stages) {
-    out.push_back({s.name, scheme_of(s.pattern), s.compressor});
+    out.push_back({s.name, scheme_of(s.pattern), s.compressor, s.overlap, s.step_bytes_ratio});
   }
   return out;
 }
@@ -180,15 +183,16 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
     t.forward_s = compute.forward_s;
     t.backward_compute_s = compute.backward_s;
     t.compress_s = stage.scheme == CommScheme::kRing ? 0.0 : compute.compress_s;
-    t.step_s = compute.step_s;
+    t.step_s = compute.step_s * stage.step_bytes_ratio;
     t.compute_utilization = compute.utilization;
     StagePhases stage_phases;
+    const bool overlap = overlaps_backward(config.overlap, stage.overlap);
     const CommMeasure whole = simulate_collective(
-        config, stage, modeled, phases && !config.overlap ? &stage_phases.spans : nullptr);
+        config, stage, modeled, phases && !overlap ? &stage_phases.spans : nullptr);
     t.bytes_per_gpu = whole.bytes_per_gpu;
     t.inter_node_bytes = whole.inter_node_bytes;
     t.comm_s = whole.seconds;
-    if (config.overlap) {
+    if (overlap) {
       // Identical buckets b_k of backward time beta/B and comm time c: bucket k's
       // allreduce starts when both its gradients and the previous allreduce are
       // done, so the part not hidden behind backward is max(c, B c - (B-1) beta/B).

@@ -13,7 +13,8 @@
 //   birder-hierarchical:        "compression" hierarchical compressed, `binary`
 // Without overlap a step is forward + backward + allreduce + compression +
 // optimizer step. The ring and flat compressed allreduce are timed from their
-// distinct message rounds only (round_timing.h). With overlap the gradient goes out in `buckets`
+// distinct message rounds only (round_timing.h). A stage that overlaps backward
+// (StepConfig::overlap with the stage's StageOverlap, overlap_mode.h) sends its vector in `buckets`
 // equal buckets as the backward pass produces them (DDP-style); see docs/simulator.md.
 
 #include <string>
@@ -22,6 +23,7 @@
 
 #include "net_models/cluster_spec.h"
 #include "net_models/workload.h"
+#include "sim/overlap_mode.h"
 #include "sim/step_phases.h"
 
 namespace compopt::sim {
@@ -32,8 +34,8 @@ struct StepConfig {
   std::string optimizer = "adam";
   int batch_per_gpu = 0;  // 0: workload.default_batch_per_gpu
   int grad_accum = 1;
-  bool overlap = false;
-  int buckets = 0;  // overlap only; 0: 25 MB buckets like PyTorch DDP
+  OverlapMode overlap = OverlapMode::kAuto;  // per stage, overlap_mode.h
+  int buckets = 0;  // overlapped stages only; 0: 25 MB buckets like PyTorch DDP
   size_t proxy_min = 16384;
   // false: the ring and the flat compressed allreduce are timed by symmetry
   // where timed_by_rounds (round_timing.h) allows it, else run in full. true: every rank runs

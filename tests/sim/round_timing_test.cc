@@ -22,7 +22,7 @@ void expect_same_as_full(const Scenario& s) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     const std::string what = s.cluster + " " + s.optimizer + " " + a[i].stage + " " +
-                             std::to_string(s.gpus) + (s.overlap ? " overlap" : "");
+                             std::to_string(s.gpus) + " overlap " + overlap_mode_name(s.overlap);
     EXPECT_NEAR(a[i].comm_s, b[i].comm_s, 1e-6 * b[i].comm_s) << what;
     EXPECT_NEAR(a[i].bytes_per_gpu, b[i].bytes_per_gpu, 1e-9 * b[i].bytes_per_gpu) << what;
     EXPECT_NEAR(a[i].inter_node_bytes, b[i].inter_node_bytes, 1e-9 * b[i].inter_node_bytes) << what;
@@ -72,7 +72,7 @@ TEST(RoundTiming, OverlapBucketsMatchTheFullSimulation) {
   Scenario s;
   s.gpus = 16;
   s.optimizer = "onebit-adam";
-  s.overlap = true;
+  s.overlap = OverlapMode::kOn;
   s.buckets = 8;
   expect_same_as_full(s);
 }

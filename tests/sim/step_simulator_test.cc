@@ -92,8 +92,9 @@ TEST(StepSimulator, OverlapHidesCommunicationBehindBackward) {
   s.cluster = "ethernet-a100-8";
   s.gpus = 8;
   s.optimizer = "sgdm";
+  s.overlap = OverlapMode::kOff;
   const StageTiming serial = simulate_step(resolve_scenario(s)).front();
-  s.overlap = true;
+  s.overlap = OverlapMode::kOn;
   const StageTiming overlapped = simulate_step(resolve_scenario(s)).front();
   EXPECT_LT(overlapped.comm_s, serial.comm_s);
   EXPECT_LT(overlapped.step_time_s, serial.step_time_s);

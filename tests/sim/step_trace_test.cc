@@ -232,7 +232,8 @@ TEST(StepTrace, HierarchicalPhasesNestTheInterNodeCompressedAllreduce) {
 }
 
 TEST(StepTrace, OverlapBucketsFollowBackwardAndExposeCommS) {
-  const Traced t = trace_of({.optimizer = "onebit-adam", .gpus = 8, .overlap = true, .buckets = 4});
+  const Traced t =
+      trace_of({.optimizer = "onebit-adam", .gpus = 8, .overlap = OverlapMode::kOn, .buckets = 4});
   expect_trace_event_format(t.trace);
   const auto tracks = spans_by_track(t.trace);
   const auto& compute = tracks.at({0, 0});
@@ -261,7 +262,7 @@ TEST(StepTrace, OverlapBucketsFollowBackwardAndExposeCommS) {
 }
 
 TEST(StepTrace, ManyBucketsAreDrawnInGroupsWithoutPhases) {
-  const Traced t = trace_of({.gpus = 8, .overlap = true, .buckets = 100});
+  const Traced t = trace_of({.gpus = 8, .overlap = OverlapMode::kOn, .buckets = 100});
   expect_trace_event_format(t.trace);
   const auto tracks = spans_by_track(t.trace);
   const auto& comm = tracks.at({0, 1});
