@@ -12,6 +12,7 @@
 #include "core/compress/compressor.h"
 #include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
+#include "net_models/compression_cost.h"
 #include "net_models/compute_model.h"
 #include "sim/overlap_mode.h"
 #include "sim/proxy_wire.h"
@@ -52,6 +53,22 @@ std::vector<Stage> stages_of(std::string_view optimizer) {
     out.push_back({s.name, scheme_of(s.pattern), s.compressor, s.overlap, s.step_bytes_ratio});
   }
   return out;
+}
+
+// The stage's compression over the reference compress_s is measured on (compression_cost.h):
+// flat, every GPU serves 1/n of the vector; hierarchical, each GPU encodes its 1/m shard and
+// the nodes share the server step. The ring compresses nothing.
+double compression_scale(const Stage& stage, const net::ClusterSpec& cluster) {
+  switch (stage.scheme) {
+    case CommScheme::kRing:
+      return 0.0;
+    case CommScheme::kCompressedFlat:
+      return net::relative_compression_bytes(stage.compressor, cluster.gpus(), 1.0);
+    case CommScheme::kCompressedHierarchical:
+      return net::relative_compression_bytes(stage.compressor, cluster.nodes,
+                                             1.0 / cluster.gpus_per_node);
+  }
+  return 0.0;
 }
 
 struct CommMeasure {
@@ -153,6 +170,33 @@ CommMeasure simulate_collective(const StepConfig& config, const Stage& stage, do
   return out;
 }
 
+// The stage's communication not hidden behind backward when its vector goes out in identical
+// buckets of backward time beta/B and comm time c: bucket k's allreduce starts when both its
+// gradients and the previous allreduce are done, so max(c, B c - (B-1) beta/B) is exposed.
+// Without StepConfig::buckets, PyTorch DDP's 25 MB buckets or one bucket (bucket_cap_mb raised
+// to the whole vector: the allreduce after backward), whichever exposes less, as a tuned run
+// would set it. `phases` holds the whole collective's spans on entry.
+double bucketed_comm_s(const StepConfig& config, const Stage& stage, double whole_s,
+                       double backward_s, StagePhases* phases) {
+  const double modeled = static_cast<double>(config.workload.parameters);
+  const int buckets =
+      config.buckets > 0
+          ? config.buckets
+          : std::max(1, static_cast<int>(
+                            std::ceil(modeled * config.workload.wire_bytes() / kDdpBucketBytes)));
+  std::vector<std::vector<PhaseSpan>> spans;
+  const double c =
+      simulate_collective(config, stage, modeled / buckets, phases ? &spans : nullptr).seconds;
+  const double exposed = std::max(c, buckets * c - (buckets - 1) * backward_s / buckets);
+  const bool one_bucket = config.buckets == 0 && whole_s < exposed;
+  if (phases != nullptr) {
+    phases->buckets = one_bucket ? 1 : buckets;
+    phases->bucket_s = one_bucket ? whole_s : c;
+    if (!one_bucket) phases->spans = std::move(spans);
+  }
+  return one_bucket ? whole_s : exposed;
+}
+
 }  // namespace
 
 std::vector<std::string> step_optimizer_names() { return optimizer_registry().names(); }
@@ -182,32 +226,19 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
     t.stage = stage.name;
     t.forward_s = compute.forward_s;
     t.backward_compute_s = compute.backward_s;
-    t.compress_s = stage.scheme == CommScheme::kRing ? 0.0 : compute.compress_s;
+    t.compress_s = compute.compress_s * compression_scale(stage, config.cluster);
     t.step_s = compute.step_s * stage.step_bytes_ratio;
     t.compute_utilization = compute.utilization;
     StagePhases stage_phases;
     const bool overlap = overlaps_backward(config.overlap, stage.overlap);
-    const CommMeasure whole = simulate_collective(
-        config, stage, modeled, phases && !overlap ? &stage_phases.spans : nullptr);
+    const CommMeasure whole =
+        simulate_collective(config, stage, modeled, phases ? &stage_phases.spans : nullptr);
     t.bytes_per_gpu = whole.bytes_per_gpu;
     t.inter_node_bytes = whole.inter_node_bytes;
     t.comm_s = whole.seconds;
     if (overlap) {
-      // Identical buckets b_k of backward time beta/B and comm time c: bucket k's
-      // allreduce starts when both its gradients and the previous allreduce are
-      // done, so the part not hidden behind backward is max(c, B c - (B-1) beta/B).
-      const int buckets =
-          config.buckets > 0
-              ? config.buckets
-              : std::max(1,
-                         static_cast<int>(std::ceil(modeled * w.wire_bytes() / kDdpBucketBytes)));
-      const double c = simulate_collective(config, stage, modeled / buckets,
-                                           phases ? &stage_phases.spans : nullptr)
-                           .seconds;
-      stage_phases.buckets = buckets;
-      stage_phases.bucket_s = c;
-      const double beta = t.backward_compute_s / buckets;
-      t.comm_s = std::max(c, buckets * c - (buckets - 1) * beta);
+      t.comm_s = bucketed_comm_s(config, stage, whole.seconds, t.backward_compute_s,
+                                 phases ? &stage_phases : nullptr);
     }
     t.step_time_s = t.forward_s + t.backward_compute_s + t.comm_s + t.compress_s + t.step_s;
     t.throughput_samples_s =
