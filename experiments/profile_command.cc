@@ -35,6 +35,7 @@ namespace {
 
 struct Options {
   sim::Scenario scenario;
+  std::string overlap = "auto";  // --overlap, parsed into scenario.overlap
   std::vector<std::string> sets;
   bool calibration = false;
   std::string out;
@@ -43,6 +44,12 @@ struct Options {
   std::string trace_file;  // its value; empty: trace.json in the run directory
   std::string export_platform;
 };
+
+// The header's note on overlap: nothing for auto, the override otherwise.
+std::string overlap_note(sim::OverlapMode mode) {
+  if (mode == sim::OverlapMode::kAuto) return "";
+  return ", overlap " + sim::overlap_mode_name(mode);
+}
 
 // Refuses a --trace FILE that is a directory or whose folder is missing or not
 // writable, before anything is simulated.
@@ -131,7 +138,7 @@ void run_profile(const Options& o) {
         config.workload.name, k.name, k.nodes, k.gpus_per_node, k.gpu.name,
         net::topology_name(k.topology), k.inter_node_gbps,
         k.inter_node_gbps * k.inter_node_efficiency, k.inter_node_efficiency, config.optimizer,
-        config.batch_per_gpu, config.grad_accum, config.overlap ? ", overlapped buckets" : "");
+        config.batch_per_gpu, config.grad_accum, overlap_note(config.overlap));
     fmt::print("compute: {} in {} on {} at {:.1f}% of its peak ({:.0f} TFLOP/s)\n\n",
                fmt::format("{:.1f} GFLOP/sample", (config.workload.forward_flops_per_sample +
                                                    config.workload.backward_flops()) /
@@ -162,7 +169,7 @@ void run_profile(const Options& o) {
                         {"gpu", config.cluster.gpu.name},
                         {"batch_per_gpu", config.batch_per_gpu},
                         {"grad_accum", config.grad_accum},
-                        {"overlap", config.overlap},
+                        {"overlap", sim::overlap_mode_name(config.overlap)},
                         {"platform_file", o.scenario.platform_file},
                         {"sets", o.sets},  // the --set keys as given: workload, cluster, training
                         {"backend", "sim"}});
@@ -211,6 +218,7 @@ void run_calibration(const Options& o) {
       s.gpus = row.gpus;
       s.batch_per_gpu = row.batch_per_gpu;
       s.grad_accum = row.grad_accum;
+      s.overlap = sim::OverlapMode::kOff;  // DeepSpeed's engine allreduces after backward
       const sim::StageTiming t = sim::simulate_step(sim::resolve_scenario(s)).front();
       const double ms = 1e3 * t.comm_s, err = 100.0 * (ms - row.allreduce_ms) / row.allreduce_ms;
       const double points = t.allreduce_pct() - row.allreduce_pct;
@@ -266,9 +274,13 @@ void register_profile_command(CLI::App& app) {
                   "micro-batch per GPU (0 = the workload's)");
   cmd->add_option("--grad-accum", o->scenario.grad_accum, "gradient accumulation steps")
       ->capture_default_str();
-  cmd->add_flag("--overlap", o->scenario.overlap,
-                "overlap the allreduce with backward in buckets (DDP-style)");
-  cmd->add_option("--buckets", o->scenario.buckets, "buckets with --overlap (0 = 25 MB buckets)");
+  cmd->add_flag("--overlap{on}", o->overlap,
+                "auto: each stage overlaps backward (DDP-style buckets) as its optimizer's "
+                "implementation does (docs/optimizers.md); on (bare --overlap): every stage; off: "
+                "none")
+      ->capture_default_str();
+  cmd->add_option("--buckets", o->scenario.buckets,
+                  "buckets of an overlapped stage (0 = 25 MB buckets)");
   cmd->add_option("--set", o->sets,
                   "key=value of a sweep config for one scenario, after the flags (repeatable), "
                   "e.g. --set workload.name=bert-large --set cluster.gpus_per_node=8");
@@ -292,6 +304,7 @@ void register_profile_command(CLI::App& app) {
     o->trace = trace->count() > 0;
     if (o->trace && o->calibration)
       throw InvalidArgument("--trace traces one scenario's step, expected no --calibration");
+    o->scenario.overlap = sim::parse_overlap_mode(o->overlap);
     o->scenario = apply_scenario_sets(o->scenario, o->sets);
     if (!o->export_platform.empty()) return run_export(*o);
     o->calibration ? run_calibration(*o) : run_profile(*o);

@@ -19,6 +19,7 @@
 #include "experiments/toml_values.h"
 #include "experiments/training_config.h"
 #include "experiments/workload_config.h"
+#include "sim/overlap_mode.h"
 
 namespace compopt::cli {
 namespace {
@@ -134,6 +135,21 @@ sim::Scenario with_cluster(const toml::table& root, sim::Scenario base) {
   return base;
 }
 
+// sweep.overlap: "auto", "on" or "off" (sim/overlap_mode.h); true and false, its values before
+// the modes existed, read as "on" and "off".
+sim::OverlapMode overlap_of(const toml::table& root, sim::OverlapMode fallback) {
+  const toml::node* node = root.at_path("sweep.overlap").node();
+  if (node == nullptr) return fallback;
+  if (const auto flag = node->value_exact<bool>())
+    return *flag ? sim::OverlapMode::kOn : sim::OverlapMode::kOff;
+  const std::string text = scalar(root, "sweep.overlap", std::string(), "auto, on or off");
+  try {
+    return sim::parse_overlap_mode(text);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("sweep.overlap: {}", e.what()));
+  }
+}
+
 // The keys outside the axes, over `base`.
 sim::Scenario base_of(const toml::table& root, sim::Scenario base) {
   if (const toml::table* workload = root["workload"].as_table()) {
@@ -143,7 +159,7 @@ sim::Scenario base_of(const toml::table& root, sim::Scenario base) {
     base.workload = base.workload_spec->name;
   }
   if (root["cluster"].is_table()) base = with_cluster(root, base);
-  base.overlap = scalar(root, "sweep.overlap", base.overlap, "true or false");
+  base.overlap = overlap_of(root, base.overlap);
   base.buckets = count_key(root, "sweep.buckets", base.buckets);
   if (const toml::table* training = root["training"].as_table())
     base.training = training_from_config(*training);

@@ -28,10 +28,10 @@ const std::vector<GroupField>& group_fields() {
       {"Gbit/s", [](const SweepRow& r) { return fmt::format("{}", r.inter_node_gbps); }},
       {"batch", [](const SweepRow& r) { return fmt::format("{}", r.batch_per_gpu); }},
       {"accum", [](const SweepRow& r) { return fmt::format("{}", r.grad_accum); }},
-      {"overlap", [](const SweepRow& r) { return std::string(r.overlap ? "on" : "off"); }},
-      {"buckets",  // only with overlap: the step simulator ignores them otherwise
+      {"overlap", [](const SweepRow& r) { return r.overlap; }},
+      {"buckets",  // not with overlap off: the step simulator ignores them then
        [](const SweepRow& r) {
-         if (!r.overlap) return std::string();
+         if (r.overlap == "off") return std::string();
          return r.buckets > 0 ? fmt::format("{}", r.buckets) : std::string("25MB");
        }},
   };
@@ -178,7 +178,7 @@ SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing
           .inter_node_gbps = k.inter_node_gbps,
           .batch_per_gpu = config.batch_per_gpu,
           .grad_accum = config.grad_accum,
-          .overlap = config.overlap,
+          .overlap = sim::overlap_mode_name(config.overlap),
           .buckets = config.buckets,
           .optimizer = config.optimizer,
           .stage = timing.stage,

@@ -27,7 +27,7 @@ struct SweepRow {
   int nics_per_node = 1;
   double inter_node_gbps = 0;
   int batch_per_gpu = 0, grad_accum = 1;
-  bool overlap = false;
+  std::string overlap = "auto";
   int buckets = 0;
   std::string optimizer, stage;
   double step_time_s = 0;

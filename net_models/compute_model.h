@@ -6,6 +6,8 @@
 //   pass(W)  = layers x layer_overhead_s + W / (peak(compute precision) x max_utilization)
 //   step     = parameters x step_bytes_per_param / HBM bandwidth
 //   compress = parameters x compress_bytes_per_element / HBM bandwidth
+// compress is the reference compression_cost.h scales: Birder's binary compressed allreduce
+// on 8 GPUs; the step simulator scales it per stage, compressor and cluster.
 //
 // The achieved utilisation W / (pass(W) x peak) is below max_utilization <= 1, so no workload
 // is ever computed faster than the GPU's peak; a GPU without the workload's compute precision
@@ -19,7 +21,7 @@ namespace compopt::net {
 struct ComputeTimes {
   double forward_s = 0, backward_s = 0;  // of the whole step (all micro-batches)
   double step_s = 0;                     // optimizer step, once per step
-  double compress_s = 0;                 // encode + decode of the whole gradient
+  double compress_s = 0;                 // reference compression (binary, 8 GPUs)
   double utilization = 0;                // achieved fraction of the peak in the passes
 };
 

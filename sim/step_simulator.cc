@@ -12,10 +12,12 @@
 #include "core/compress/compressor.h"
 #include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
+#include "net_models/compression_cost.h"
 #include "net_models/compute_model.h"
 #include "sim/allreduce_algorithm.h"
 #include "sim/collapsed_rounds.h"
 #include "sim/flow_rounds.h"
+#include "sim/overlap_mode.h"
 #include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
 #include "sim/sim_transport.h"
@@ -31,6 +33,8 @@ struct Stage {
   std::string name;
   CommScheme scheme;
   std::string compressor;  // empty for the ring
+  StageOverlap overlap = StageOverlap::kAfterBackward;
+  double step_bytes_ratio = 1.0;
 };
 
 CommScheme scheme_of(CommPattern pattern) {
@@ -49,9 +53,25 @@ CommScheme scheme_of(CommPattern pattern) {
 std::vector<Stage> stages_of(std::string_view optimizer) {
   std::vector<Stage> out;
   for (const StageSpec& s : optimizer_registry().get(optimizer).stages) {
-    out.push_back({s.name, scheme_of(s.pattern), s.compressor});
+    out.push_back({s.name, scheme_of(s.pattern), s.compressor, s.overlap, s.step_bytes_ratio});
   }
   return out;
+}
+
+// The stage's compression over the reference compress_s is measured on (compression_cost.h):
+// flat, every GPU serves 1/n of the vector; hierarchical, each GPU encodes its 1/m shard and
+// the nodes share the server step. The ring compresses nothing.
+double compression_scale(const Stage& stage, const net::ClusterSpec& cluster) {
+  switch (stage.scheme) {
+    case CommScheme::kRing:
+      return 0.0;
+    case CommScheme::kCompressedFlat:
+      return net::relative_compression_bytes(stage.compressor, cluster.gpus(), 1.0);
+    case CommScheme::kCompressedHierarchical:
+      return net::relative_compression_bytes(stage.compressor, cluster.nodes,
+                                             1.0 / cluster.gpus_per_node);
+  }
+  return 0.0;
 }
 
 struct CommMeasure {
@@ -73,7 +93,8 @@ std::vector<PhaseSpan> from_first_phase(std::vector<PhaseSpan> spans) {
 }
 
 // One full collective of the stage on a `proxy`-element vector, called by every
-// rank inside run_sim; timed from a zero-cost rendezvous of all ranks, traffic counted after the wire map.
+// rank inside run_sim; timed from a zero-cost rendezvous of all ranks, traffic counted after the
+// wire map.
 RoundTiming time_full_collective(Communicator& comm, const Stage& stage, const WireMap& wire,
                                  size_t proxy, WirePrecision precision) {
   SimTransport& transport = SimTransport::of(comm);
@@ -277,16 +298,41 @@ int bucket_count(const StepConfig& config, double modeled) {
       1, static_cast<int>(std::ceil(modeled * config.workload.wire_bytes() / kDdpBucketBytes)));
 }
 
-// Per stage its whole collective, then with overlap one bucket's.
-std::vector<CollectiveRequest> step_requests(const StepConfig& config,
-                                             const std::vector<Stage>& stages, double modeled,
-                                             bool spans) {
-  std::vector<CollectiveRequest> out;
+// Where each stage's collectives sit in a step's requests: its whole vector's, and for a
+// stage that overlaps backward one bucket's (-1 otherwise).
+struct StepRequests {
+  std::vector<CollectiveRequest> list;
+  std::vector<int> whole, bucket;
+};
+
+StepRequests step_requests(const StepConfig& config, const std::vector<Stage>& stages,
+                           double modeled, bool spans) {
+  StepRequests out;
   for (const Stage& stage : stages) {
-    out.push_back({&stage, modeled, spans && !config.overlap});
-    if (config.overlap) out.push_back({&stage, modeled / bucket_count(config, modeled), spans});
+    out.whole.push_back(static_cast<int>(out.list.size()));
+    out.list.push_back({&stage, modeled, spans});
+    const bool overlap = overlaps_backward(config.overlap, stage.overlap);
+    out.bucket.push_back(overlap ? static_cast<int>(out.list.size()) : -1);
+    if (overlap) out.list.push_back({&stage, modeled / bucket_count(config, modeled), spans});
   }
   return out;
+}
+
+// The stage's communication not hidden behind backward when its vector goes out in identical
+// buckets of backward time beta/B and comm time c: bucket k's allreduce starts when both its
+// gradients and the previous allreduce are done, so max(c, B c - (B-1) beta/B) is exposed.
+// Without StepConfig::buckets, PyTorch DDP's 25 MB buckets or one bucket (bucket_cap_mb raised
+// to the whole vector: the allreduce after backward), whichever exposes less, as a tuned run
+// would set it. `phases` holds the whole collective's spans on entry.
+double bucketed_comm_s(int buckets, bool buckets_given, double whole_s, CommMeasure& bucket,
+                       double backward_s, StagePhases& phases) {
+  const double c = bucket.seconds;
+  const double exposed = std::max(c, buckets * c - (buckets - 1) * backward_s / buckets);
+  const bool one_bucket = !buckets_given && whole_s < exposed;
+  phases.buckets = one_bucket ? 1 : buckets;
+  phases.bucket_s = one_bucket ? whole_s : c;
+  if (!one_bucket) phases.spans = std::move(bucket.spans);
+  return one_bucket ? whole_s : exposed;
 }
 
 }  // namespace
@@ -314,9 +360,8 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
   const net::ComputeTimes compute =
       net::compute_times(w, config.cluster.gpu, batch, config.grad_accum);
   const std::vector<Stage> stages = stages_of(config.optimizer);
-  std::vector<CommMeasure> measured =
-      simulate_collectives(config, step_requests(config, stages, modeled, phases != nullptr));
-  const size_t per_stage = config.overlap ? 2 : 1;
+  const StepRequests requests = step_requests(config, stages, modeled, phases != nullptr);
+  std::vector<CommMeasure> measured = simulate_collectives(config, requests.list);
   std::vector<StageTiming> rows;
   for (size_t i = 0; i < stages.size(); ++i) {
     const Stage& stage = stages[i];
@@ -324,29 +369,21 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
     t.stage = stage.name;
     t.forward_s = compute.forward_s;
     t.backward_compute_s = compute.backward_s;
-    t.compress_s = stage.scheme == CommScheme::kRing ? 0.0 : compute.compress_s;
-    t.step_s = compute.step_s;
+    t.compress_s = compute.compress_s * compression_scale(stage, config.cluster);
+    t.step_s = compute.step_s * stage.step_bytes_ratio;
     t.compute_utilization = compute.utilization;
     StagePhases stage_phases;
-    CommMeasure& whole = measured[i * per_stage];
-    if (!config.overlap) stage_phases.spans = std::move(whole.spans);
+    CommMeasure& whole = measured[static_cast<size_t>(requests.whole[i])];
+    stage_phases.spans = std::move(whole.spans);
     t.bytes_per_gpu = whole.bytes_per_gpu;
     t.inter_node_bytes = whole.inter_node_bytes;
     t.comm_s = whole.seconds;
     t.algorithm = whole.algorithm;
-    if (config.overlap) {
-      // Identical buckets b_k of backward time beta/B and comm time c: bucket k's
-      // allreduce starts when both its gradients and the previous allreduce are
-      // done, so the part not hidden behind backward is max(c, B c - (B-1) beta/B).
-      const int buckets = bucket_count(config, modeled);
-      CommMeasure& bucket = measured[i * per_stage + 1];
-      const double c = bucket.seconds;
-      t.algorithm = bucket.algorithm;
-      stage_phases.spans = std::move(bucket.spans);
-      stage_phases.buckets = buckets;
-      stage_phases.bucket_s = c;
-      const double beta = t.backward_compute_s / buckets;
-      t.comm_s = std::max(c, buckets * c - (buckets - 1) * beta);
+    if (requests.bucket[i] >= 0) {
+      CommMeasure& bucket = measured[static_cast<size_t>(requests.bucket[i])];
+      t.comm_s = bucketed_comm_s(bucket_count(config, modeled), config.buckets > 0, whole.seconds,
+                                 bucket, t.backward_compute_s, stage_phases);
+      if (stage_phases.buckets > 1 || config.buckets > 0) t.algorithm = bucket.algorithm;
     }
     t.step_time_s = t.forward_s + t.backward_compute_s + t.comm_s + t.compress_s + t.step_s;
     t.throughput_samples_s =

@@ -17,8 +17,9 @@
 // fastest). The one-channel ring and the compressed allreduces are timed from their
 // distinct message rounds only where that is exact (round_timing.h), on a two-node
 // mirror of the cluster where the nodes are interchangeable (collapsed_rounds.h); several
-// ring channels and the tree as flows posted by one actor (flow_rounds.h); all
-// collectives of a step share one engine each way. With overlap the gradient goes out in `buckets`
+// ring channels and the tree as flows posted by one actor (flow_rounds.h). A stage that
+// overlaps backward (StepConfig::overlap with the stage's StageOverlap, overlap_mode.h)
+// sends its vector in `buckets`
 // equal buckets as the backward pass produces them (DDP-style); see docs/simulator.md.
 
 #include <string>
@@ -27,6 +28,7 @@
 
 #include "net_models/cluster_spec.h"
 #include "net_models/workload.h"
+#include "sim/overlap_mode.h"
 #include "sim/step_phases.h"
 
 namespace compopt::sim {
@@ -37,8 +39,8 @@ struct StepConfig {
   std::string optimizer = "adam";
   int batch_per_gpu = 0;  // 0: workload.default_batch_per_gpu
   int grad_accum = 1;
-  bool overlap = false;
-  int buckets = 0;  // overlap only; 0: 25 MB buckets like PyTorch DDP
+  OverlapMode overlap = OverlapMode::kAuto;  // per stage, overlap_mode.h
+  int buckets = 0;  // overlapped stages only; 0: 25 MB buckets like PyTorch DDP
   size_t proxy_min = 16384;
   // false: the ring and the compressed allreduces are timed by symmetry
   // where timed_by_rounds (round_timing.h) allows it, else run in full. true: every rank runs

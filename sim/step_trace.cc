@@ -195,7 +195,7 @@ json step_trace(const StepConfig& config, const std::vector<StageTiming>& timing
             {"nodes", cluster.nodes},
             {"gpus_per_node", cluster.gpus_per_node},
             {"optimizer", config.optimizer},
-            {"overlap", config.overlap},
+            {"overlap", overlap_mode_name(config.overlap)},
             {"stages", std::move(stages)},
             {"traced_ranks", ranks.size()}}}};
 }

@@ -19,9 +19,26 @@ namespace {
 constexpr double kSgdLr = 0.01;
 constexpr double kAdaptiveLr = 1e-3;
 
-const StageSpec kFull{"full_precision", CommPattern::kRing, ""};
-const StageSpec kWarmup{"warmup", CommPattern::kRing, ""};
-const StageSpec kSignFlat{"compression", CommPattern::kCompressedFlat, "sign"};
+// The gradient's ring allreduce goes out in buckets as backward produces them (PyTorch DDP);
+// every other vector is formed in the optimizer step from the whole gradient (stage_spec.h).
+const StageSpec kFull{"full_precision", CommPattern::kRing, "", StageOverlap::kBehindBackward};
+const StageSpec kWarmup{"warmup", CommPattern::kRing, "", StageOverlap::kBehindBackward};
+const StageSpec kSignFlat{"compression", CommPattern::kCompressedFlat, "sign",
+                          StageOverlap::kAfterBackward};
+
+// Adam's step moves 48 fp32 bytes per parameter (adam.cc: the two moment EMAs, the direction and
+// the update, each reading two vectors and writing one). LAMB's and 1-bit LAMB's warmup move 68:
+// the same four passes plus, per layer, the weight decay added to the update (12) and the norms
+// of x and of the update (4 + 4). 1-bit LAMB's compression step also moves 68: it copies m (8),
+// does the EMA (12), scales and unscales m per layer (8 + 8), reads m, m_prev, v and v_fresh for
+// the ratio (16) and updates x from m and v (16).
+constexpr double kLambStepBytesRatio = 68.0 / 48.0;
+
+// The stage with LAMB's per-layer step (kLambStepBytesRatio).
+StageSpec lamb_step(StageSpec stage) {
+  stage.step_bytes_ratio = kLambStepBytesRatio;
+  return stage;
+}
 
 std::vector<OptionKey> operator+(std::vector<OptionKey> a, const std::vector<OptionKey>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -158,7 +175,7 @@ void add_sgd_variants(Registry<OptimizerEntry>& reg) {
         };
   };
   const OptionKey tau = integer_key("tau", "4", 1, "steps between parameter averages");
-  const StageSpec sync{"local", CommPattern::kRing, ""};
+  const StageSpec sync{"local", CommPattern::kRing, "", StageOverlap::kAfterBackward};
   reg.add(with_state(entry("local-sgd", {}, "local SGD, parameters ring-averaged every tau steps",
                            "Stich 2019", kSgdLr, {tau}, {sync}, local(false)),
                      {0, 0}, "sgd"));
@@ -183,7 +200,7 @@ void add_adam_family(Registry<OptimizerEntry>& reg) {
                  {2, 0}));
   reg.add(with_state(
       entry("lamb", {}, "LAMB on the ring-averaged gradient", "You et al. 2020", kAdaptiveLr,
-            adam_keys(true) + clip_keys("c_min", "0.01", "c_max", "10", "c_t"), {kFull},
+            adam_keys(true) + clip_keys("c_min", "0.01", "c_max", "10", "c_t"), {lamb_step(kFull)},
             [](const std::string&, KeyReader& r, const CommonOptions& c, const ParamLayout& l) {
               LambOptions o;
               o.adam = read_adam(r, true);
@@ -259,12 +276,13 @@ void add_compressed_family(Registry<OptimizerEntry>& reg) {
                            adam_keys(false) + std::vector{freeze, threshold, sign},
                            {kWarmup, kSignFlat}, build_onebit_adam),
                      {2, 0}, "adam"));
-  reg.add(
-      with_state(entry("onebit-adam-32bit", {}, "1-bit Adam with an uncompressed momentum average",
-                       "Tang et al. 2021 (ablation)", kAdaptiveLr,
-                       adam_keys(false) + std::vector{freeze, threshold},
-                       {kWarmup, {"compression", CommPattern::kRing, ""}}, build_onebit_adam),
-                 {2, 0}, "adam"));
+  reg.add(with_state(
+      entry("onebit-adam-32bit", {}, "1-bit Adam with an uncompressed momentum average",
+            "Tang et al. 2021 (ablation)", kAdaptiveLr,
+            adam_keys(false) + std::vector{freeze, threshold},
+            {kWarmup, {"compression", CommPattern::kRing, "", StageOverlap::kAfterBackward}},
+            build_onebit_adam),
+      {2, 0}, "adam"));
   reg.add(with_state(
       entry("naive-onebit-adam", {}, "Adam on a compressed gradient average, never frozen",
             "Tang et al. 2021, section 3.2", kAdaptiveLr,
@@ -282,22 +300,25 @@ void add_compressed_family(Registry<OptimizerEntry>& reg) {
                 clip_keys("r_min", "0.5", "r_max", "4", "r_t") +
                 std::vector{range_key("r_threshold", "0.1", 0, 1, true, "ratio update threshold"),
                             sign},
-            {kWarmup, kSignFlat}, build_onebit_lamb),
+            {lamb_step(kWarmup), lamb_step(kSignFlat)}, build_onebit_lamb),
       {4, 0}, "lamb"));
   const std::vector<OptionKey> birder_keys = {
       beta_key("beta", "0.95", "moment coefficient"),
       flag_key("amsgrad_max", "false", "keep the running maximum of b"),
       integer_key("amsgrad_start", "0", 0, "step T0 after which the maximum applies"),
       compressor_key("binary", "update compressor")};
-  reg.add(
-      with_state(entry("birder", {}, "Birder: binary-compressed m/(b+eps) over a flat allreduce",
-                       "Peng et al. 2023, Alg. 1", kAdaptiveLr, birder_keys,
-                       {{"compression", CommPattern::kCompressedFlat, "binary"}}, build_birder),
-                 {2, 0}, "adam"));
+  reg.add(with_state(
+      entry("birder", {}, "Birder: binary-compressed m/(b+eps) over a flat allreduce",
+            "Peng et al. 2023, Alg. 1", kAdaptiveLr, birder_keys,
+            {{"compression", CommPattern::kCompressedFlat, "binary", StageOverlap::kAfterBackward}},
+            build_birder),
+      {2, 0}, "adam"));
   reg.add(with_state(
       entry("birder-hierarchical", {}, "Birder with the hierarchical compressed allreduce",
             "Peng et al. 2023, section 4", kAdaptiveLr, birder_keys,
-            {{"compression", CommPattern::kCompressedHierarchical, "binary"}}, build_birder),
+            {{"compression", CommPattern::kCompressedHierarchical, "binary",
+              StageOverlap::kAfterBackward}},
+            build_birder),
       {0, 2}, "adam"));
 }
 

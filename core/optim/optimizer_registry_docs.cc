@@ -20,12 +20,14 @@ std::string optimizer_table_markdown() {
 }
 
 std::string optimizer_stage_table_markdown() {
-  std::string out = "| optimizer | stage | communication | compressor |\n|---|---|---|---|\n";
+  std::string out =
+      "| optimizer | stage | communication | compressor | overlap (auto) "
+      "|\n|---|---|---|---|---|\n";
   for (const auto& e : optimizer_registry().entries()) {
     for (const auto& s : e.stages) {
-      out +=
-          fmt::format("| `{}` | `{}` | {} | {} |\n", e.name, s.name, comm_pattern_name(s.pattern),
-                      s.compressor.empty() ? "—" : "`" + s.compressor + "`");
+      out += fmt::format(
+          "| `{}` | `{}` | {} | {} | {} |\n", e.name, s.name, comm_pattern_name(s.pattern),
+          s.compressor.empty() ? "—" : "`" + s.compressor + "`", stage_overlap_name(s.overlap));
     }
   }
   return out;

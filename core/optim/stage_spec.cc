@@ -14,4 +14,14 @@ const char* comm_pattern_name(CommPattern pattern) {
   return "unknown";
 }
 
+const char* stage_overlap_name(StageOverlap overlap) {
+  switch (overlap) {
+    case StageOverlap::kBehindBackward:
+      return "bucketed behind backward";
+    case StageOverlap::kAfterBackward:
+      return "after backward";
+  }
+  return "unknown";
+}
+
 }  // namespace compopt

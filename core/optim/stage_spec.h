@@ -5,6 +5,13 @@
 //   kRing                   full-precision ring allreduce of the whole vector
 //   kCompressedFlat         compressed allreduce with worker and server error feedback
 //   kCompressedHierarchical intra-node mean, compressed allreduce over nodes, allgather
+// and whether the stage's communication can overlap the backward pass in the
+// implementation it follows (docs/optimizers.md, "Overlap"):
+//   kBehindBackward  the gradient's allreduce, bucketed behind backward as PyTorch DDP and
+//                    DeepSpeed's engine do for the uncompressed optimizers
+//   kAfterBackward   the vector sent is formed in the optimizer step from the whole local
+//                    gradient (momentum, update, parameters), so it starts after backward
+// and how much memory traffic its optimizer step moves relative to Adam's (step_bytes_ratio).
 
 #include <string>
 
@@ -12,12 +19,19 @@ namespace compopt {
 
 enum class CommPattern { kRing, kCompressedFlat, kCompressedHierarchical };
 
+enum class StageOverlap { kBehindBackward, kAfterBackward };
+
 struct StageSpec {
   std::string name;  // "full_precision", "warmup", "compression" or "local"
   CommPattern pattern = CommPattern::kRing;
   std::string compressor;  // compressor spec; empty for kRing
+  StageOverlap overlap = StageOverlap::kAfterBackward;
+  // The stage's optimizer step in fp32 bytes moved per parameter, over Adam's (the step a
+  // workload's step_bytes_per_param is measured on): counted from the passes of core/optim.
+  double step_bytes_ratio = 1.0;
 };
 
 const char* comm_pattern_name(CommPattern pattern);
+const char* stage_overlap_name(StageOverlap overlap);
 
 }  // namespace compopt

@@ -129,6 +129,7 @@ expect "profile topology" "hypercube" "${P[@]}" --topology hypercube
 expect "profile batch" "batch_per_gpu = -1" "${P[@]}" --batch-per-gpu -1
 expect "profile grad-accum" "grad_accum = 0" "${P[@]}" --grad-accum 0
 expect "profile buckets" "buckets = -1" "${P[@]}" --overlap --buckets -1
+expect "profile overlap unknown" "unknown overlap mode 'sideways'" "${P[@]}" --overlap=sideways
 expect "profile platform" "$WORK/none.xml" "${P[@]}" --platform "$WORK/none.xml"
 expect "profile out is a file" "--out $RES/afile" profile --out "$RES/afile"
 expect "profile set without =" "--set 'workload.name': expected key=value" "${P[@]}" --set workload.name
@@ -162,6 +163,7 @@ expect "sweep allreduce algorithm" "allreduce_algorithm 'Ring'" "${S[@]}" \
 expect "sweep wrong type" "workload.name" "${S[@]}" --set workload.name=5
 expect "sweep buckets as text" "sweep.buckets" "${S[@]}" --set 'sweep.buckets="4"'
 expect "sweep buckets negative" "sweep.buckets = -1" "${S[@]}" --set sweep.buckets=-1
+expect "sweep overlap unknown" "unknown overlap mode 'maybe'" "${S[@]}" --set 'sweep.overlap="maybe"'
 expect "sweep gpus beyond int" "4294967312" "${S[@]}" --set sweep.gpus=[4294967312]
 expect "sweep gpus too many" "gpus = 65536" "${S[@]}" --set sweep.gpus=[65536]
 expect "sweep gpus wrong type" "sweep.gpus" "${S[@]}" --set 'sweep.gpus=["8"]'

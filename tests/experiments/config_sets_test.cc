@@ -132,6 +132,23 @@ TEST(ProfileSets, OneScenarioOverTheFlags) {
               HasSubstr("--set 'gpus': expected key=value, e.g. cluster.gpus_per_node=8"));
 }
 
+TEST(ProfileSets, SweepOverlapTakesAModeOrItsOldBooleans) {
+  const sim::Scenario flags;
+  EXPECT_EQ(flags.overlap, sim::OverlapMode::kAuto);
+  EXPECT_EQ(apply_scenario_sets(flags, {"sweep.overlap=\"off\""}).overlap, sim::OverlapMode::kOff);
+  EXPECT_EQ(apply_scenario_sets(flags, {"sweep.overlap=\"on\""}).overlap, sim::OverlapMode::kOn);
+  EXPECT_EQ(apply_scenario_sets(flags, {"sweep.overlap=true"}).overlap, sim::OverlapMode::kOn);
+  EXPECT_EQ(apply_scenario_sets(flags, {"sweep.overlap=false"}).overlap, sim::OverlapMode::kOff);
+  sim::Scenario on = flags;
+  on.overlap = sim::OverlapMode::kOn;
+  EXPECT_EQ(apply_scenario_sets(on, {"sweep.overlap=\"auto\""}).overlap, sim::OverlapMode::kAuto);
+  EXPECT_THAT(error_of([&] { apply_scenario_sets(flags, {"sweep.overlap=\"sometimes\""}); }),
+              HasSubstr("sweep.overlap: unknown overlap mode 'sometimes', expected one of auto, "
+                        "on, off"));
+  EXPECT_THAT(error_of([&] { apply_scenario_sets(flags, {"sweep.overlap=3"}); }),
+              HasSubstr("sweep.overlap"));
+}
+
 TEST(ProfileSets, TheGpuFlagSetsTheFabricDefaults) {
   // NVSwitch links are the GPU's NVLink rate: 7200 Gbit/s for a B200 given by --gpu, not the
   // preset's H100 (3600).

@@ -21,7 +21,7 @@ SweepRow row(int gpus, const std::string& optimizer, const std::string& stage, d
           .inter_node_gbps = 40,
           .batch_per_gpu = 16,
           .grad_accum = 1,
-          .overlap = false,
+          .overlap = "off",
           .buckets = 0,
           .optimizer = optimizer,
           .stage = stage,

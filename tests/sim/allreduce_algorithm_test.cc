@@ -174,6 +174,7 @@ TEST(AllreduceAlgorithm, StepRowsChargeAndReportTheChosenAlgorithm) {
   config.workload = net::workload_preset("bert-large-seq128");
   config.cluster = cluster(2, 1, 1);  // two GPUs on two nodes
   config.optimizer = "onebit-adam";
+  config.overlap = OverlapMode::kOff;  // the whole allreduce after backward
   const double bytes =
       static_cast<double>(config.workload.parameters) * config.workload.wire_bytes();
   config.cluster.allreduce_algorithm = "tree";

@@ -22,6 +22,7 @@ TEST(StepSimulator, CalibrationMeetsTheTargetsOnEveryPublishedRow) {
     s.gpus = row.gpus;
     s.batch_per_gpu = row.batch_per_gpu;
     s.grad_accum = row.grad_accum;
+    s.overlap = OverlapMode::kOff;  // Table 1 profiles DeepSpeed, which allreduces after backward
     const StageTiming t = simulate_step(resolve_scenario(s)).front();
     EXPECT_LE(std::abs(1e3 * t.comm_s - row.allreduce_ms), 0.25 * row.allreduce_ms)
         << row.cluster << " " << row.gpus;
@@ -92,8 +93,9 @@ TEST(StepSimulator, OverlapHidesCommunicationBehindBackward) {
   s.cluster = "ethernet-a100-8";
   s.gpus = 8;
   s.optimizer = "sgdm";
+  s.overlap = OverlapMode::kOff;
   const StageTiming serial = simulate_step(resolve_scenario(s)).front();
-  s.overlap = true;
+  s.overlap = OverlapMode::kOn;
   const StageTiming overlapped = simulate_step(resolve_scenario(s)).front();
   EXPECT_LT(overlapped.comm_s, serial.comm_s);
   EXPECT_LT(overlapped.step_time_s, serial.step_time_s);
@@ -164,6 +166,86 @@ TEST(ProxyWire, ProxyLengthIsAMultipleOf8nWithRoomForChunks) {
     EXPECT_EQ(p % (8 * static_cast<size_t>(n)), 0u);
     EXPECT_GE(p / static_cast<size_t>(n), 64u);
   }
+}
+
+}  // namespace
+}  // namespace compopt::sim
+
+namespace compopt::sim {
+namespace {
+
+std::vector<StageTiming> rows_of(const std::string& optimizer, OverlapMode overlap) {
+  Scenario s;
+  s.gpus = 8;
+  s.optimizer = optimizer;
+  s.overlap = overlap;
+  s.buckets = 4;
+  return simulate_step(resolve_scenario(s));
+}
+
+TEST(StepSimulator, AutoOverlapBucketsTheGradientAllreduceOnly) {
+  // adam's gradient allreduce is bucketed behind backward (DDP), as with --overlap on.
+  const StageTiming adam_auto = rows_of("adam", OverlapMode::kAuto).front();
+  const double adam_on = rows_of("adam", OverlapMode::kOn).front().comm_s;
+  EXPECT_NEAR(adam_auto.comm_s, adam_on, 1e-9 * adam_on);
+  EXPECT_LT(adam_auto.comm_s, rows_of("adam", OverlapMode::kOff).front().comm_s);
+  // 1-bit Adam: the warmup allreduces the gradient (bucketed), the compression stage sends the
+  // momentum of the optimizer step (after backward), as with --overlap off.
+  const auto onebit = rows_of("onebit-adam", OverlapMode::kAuto);
+  const auto onebit_on = rows_of("onebit-adam", OverlapMode::kOn);
+  const auto onebit_off = rows_of("onebit-adam", OverlapMode::kOff);
+  EXPECT_NEAR(onebit[0].comm_s, onebit_on[0].comm_s, 1e-9 * onebit_on[0].comm_s);
+  EXPECT_NEAR(onebit[1].comm_s, onebit_off[1].comm_s, 1e-9 * onebit_off[1].comm_s);
+  EXPECT_LT(onebit_on[1].comm_s, onebit[1].comm_s);
+  // Birder's compressed update is formed in the optimizer step too.
+  const double birder_off = rows_of("birder", OverlapMode::kOff).front().comm_s;
+  EXPECT_NEAR(rows_of("birder", OverlapMode::kAuto).front().comm_s, birder_off, 1e-9 * birder_off);
+}
+
+TEST(StepSimulator, LambStepExceedsAdamsByItsPerLayerPasses) {
+  // 68 instead of 48 fp32 bytes per parameter (weight decay pass, norms of x and the update):
+  // 20/48 of the workload's measured Adam step on top, bert-large on the V100's HBM.
+  const StepConfig c = resolve_scenario(Scenario{.gpus = 8});
+  const double adam_step = static_cast<double>(c.workload.parameters) *
+                           c.workload.step_bytes_per_param / (c.cluster.gpu.hbm_gbps * 1e9);
+  const double extra = adam_step * 20.0 / 48.0;
+  const StageTiming adam = rows_of("adam", OverlapMode::kOff).front();
+  const StageTiming lamb = rows_of("lamb", OverlapMode::kOff).front();
+  EXPECT_NEAR(adam.step_s, adam_step, 1e-12);
+  EXPECT_NEAR(lamb.step_s - adam.step_s, extra, 1e-12);
+  EXPECT_NEAR(lamb.step_time_s - adam.step_time_s, extra, 1e-9);
+  EXPECT_NEAR(lamb.comm_s, adam.comm_s, 1e-9 * adam.comm_s);
+  // 1-bit LAMB's warmup is LAMB's step; its compression step moves as many bytes.
+  for (const StageTiming& t : rows_of("onebit-lamb", OverlapMode::kOff))
+    EXPECT_NEAR(t.step_s, lamb.step_s, 1e-12) << t.stage;
+  // 1-bit Adam keeps Adam's step.
+  for (const StageTiming& t : rows_of("onebit-adam", OverlapMode::kOff))
+    EXPECT_NEAR(t.step_s, adam_step, 1e-12) << t.stage;
+}
+
+}  // namespace
+}  // namespace compopt::sim
+
+namespace compopt::sim {
+namespace {
+
+TEST(StepSimulator, OnebitAdamAndBirderCompressionDifferAsTheirKernelsBytes) {
+  // bert-large on 8 V100s (2 nodes x 4): Birder's binary on 8 GPUs is the reference itself,
+  // parameters x 148 B / 900 GB/s; 1-bit Adam's sign moves (20.125 + 17.125/8 + 4.125) bytes
+  // where binary moves (12.125 + 9.125/8 + 4.125).
+  const StepConfig c = resolve_scenario(Scenario{.gpus = 8});
+  const double reference = static_cast<double>(c.workload.parameters) *
+                           c.workload.compress_bytes_per_element / (c.cluster.gpu.hbm_gbps * 1e9);
+  const double birder = rows_of("birder", OverlapMode::kOff).front().compress_s;
+  const double onebit = rows_of("onebit-adam", OverlapMode::kOff)[1].compress_s;
+  EXPECT_NEAR(birder, reference, 1e-12);
+  EXPECT_NEAR(onebit / birder, (20.125 + 17.125 / 8 + 4.125) / (12.125 + 9.125 / 8 + 4.125), 1e-12);
+  // Hierarchical: each GPU encodes its quarter, the 2 nodes share the server step.
+  const double hierarchical = rows_of("birder-hierarchical", OverlapMode::kOff).front().compress_s;
+  EXPECT_NEAR(hierarchical / reference,
+              (12.125 / 4 + (8.125 + 2.0 / 8) / 2 / 4 + 4.125) / (12.125 + 9.125 / 8 + 4.125),
+              1e-12);
+  EXPECT_EQ(rows_of("onebit-adam", OverlapMode::kOff)[0].compress_s, 0.0);  // warmup: ring
 }
 
 }  // namespace

@@ -110,7 +110,7 @@ void expect_trace_event_format(const json& trace) {
 }
 
 TEST(StepTrace, OnebitAdamStepIsValidTraceEventJsonMatchingTheRows) {
-  const Traced t = trace_of({.optimizer = "onebit-adam", .gpus = 8});
+  const Traced t = trace_of({.optimizer = "onebit-adam", .gpus = 8, .overlap = OverlapMode::kOff});
   expect_trace_event_format(t.trace);
   ASSERT_EQ(t.rows.size(), 2u);  // warmup, compression
   const int per_node = t.config.cluster.gpus_per_node;
@@ -152,7 +152,7 @@ TEST(StepTrace, OnebitAdamStepIsValidTraceEventJsonMatchingTheRows) {
 }
 
 TEST(StepTrace, MetadataNamesANodeProcessAndTwoThreadsPerRank) {
-  const Traced t = trace_of({.gpus = 8});
+  const Traced t = trace_of({.gpus = 8, .overlap = OverlapMode::kOff});
   std::set<int> processes;
   std::map<std::pair<int, int>, std::string> threads;
   for (const json& e : t.trace["traceEvents"]) {
@@ -208,7 +208,8 @@ TEST(StepTrace, FullCollectivesGiveEachRankItsOwnPhases) {
   const Traced t = trace_of({.cluster = "infiniband-v100-8",
                              .optimizer = "onebit-adam",
                              .gpus = 16,
-                             .topology = "fat-tree"},
+                             .topology = "fat-tree",
+                             .overlap = OverlapMode::kOff},
                             true);
   expect_trace_event_format(t.trace);
   expect_full_phases_fill_the_collective(t);
@@ -232,7 +233,8 @@ TEST(StepTrace, HierarchicalPhasesNestTheInterNodeCompressedAllreduce) {
 }
 
 TEST(StepTrace, OverlapBucketsFollowBackwardAndExposeCommS) {
-  const Traced t = trace_of({.optimizer = "onebit-adam", .gpus = 8, .overlap = true, .buckets = 4});
+  const Traced t =
+      trace_of({.optimizer = "onebit-adam", .gpus = 8, .overlap = OverlapMode::kOn, .buckets = 4});
   expect_trace_event_format(t.trace);
   const auto tracks = spans_by_track(t.trace);
   const auto& compute = tracks.at({0, 0});
@@ -261,7 +263,7 @@ TEST(StepTrace, OverlapBucketsFollowBackwardAndExposeCommS) {
 }
 
 TEST(StepTrace, ManyBucketsAreDrawnInGroupsWithoutPhases) {
-  const Traced t = trace_of({.gpus = 8, .overlap = true, .buckets = 100});
+  const Traced t = trace_of({.gpus = 8, .overlap = OverlapMode::kOn, .buckets = 100});
   expect_trace_event_format(t.trace);
   const auto tracks = spans_by_track(t.trace);
   const auto& comm = tracks.at({0, 1});

@@ -137,6 +137,29 @@ TEST(OptimizerRegistry, StagesAreSimulatable) {
   EXPECT_EQ(hierarchical[0].compressor, "binary");
 }
 
+TEST(OptimizerRegistry, OnlyTheGradientsRingAllreduceOverlapsBackward) {
+  // full_precision and warmup allreduce the gradient as backward produces it (DDP buckets);
+  // every other stage sends a vector of the optimizer step (momentum, update, parameters).
+  for (const auto& e : optimizer_registry().entries()) {
+    for (const auto& s : e.stages) {
+      const bool gradient =
+          s.pattern == CommPattern::kRing && (s.name == "full_precision" || s.name == "warmup");
+      EXPECT_EQ(s.overlap == StageOverlap::kBehindBackward, gradient) << e.name << " " << s.name;
+    }
+  }
+  EXPECT_EQ(optimizer_registry().get("onebit-adam-32bit").stages[1].overlap,
+            StageOverlap::kAfterBackward);
+  EXPECT_STREQ(stage_overlap_name(StageOverlap::kBehindBackward), "bucketed behind backward");
+}
+
+TEST(OptimizerRegistry, OnlyTheLambFamilyStepsMoveMoreBytesThanAdam) {
+  for (const auto& e : optimizer_registry().entries()) {
+    const bool lamb = e.name == "lamb" || e.name == "onebit-lamb";
+    for (const auto& s : e.stages)
+      EXPECT_DOUBLE_EQ(s.step_bytes_ratio, lamb ? 68.0 / 48.0 : 1.0) << e.name << " " << s.name;
+  }
+}
+
 TEST(OptimizerRegistry, UnknownNamesListCanonicalNamesAndAliases) {
   try {
     make_optimizer("adamw", {}, ParamLayout::single(4));
