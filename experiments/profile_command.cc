@@ -85,16 +85,31 @@ void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
   (void)c;
 }
 
-// The [training] figures, when the config gives them.
-void print_training(const sim::TrainingTime& t) {
+// The low..high bounds of each stage and where the spread comes from.
+void print_bounds(const std::vector<sim::StageTiming>& timings, const sim::ScenarioTotals& totals) {
+  fmt::print("\nlow..high at the bandwidth spread ({})\n", totals.spread_source);
+  for (const sim::StageTiming& t : timings) {
+    const sim::StageBounds& b = totals.bounds.at(t.stage);
+    fmt::print("{:<14} total ms {:.2f}..{:.2f}, samples/s {:.1f}..{:.1f}\n", t.stage,
+               1e3 * b.step_time_low_s, 1e3 * b.step_time_high_s, b.throughput_low_samples_s,
+               b.throughput_high_samples_s);
+  }
+}
+
+// The [training] figures, when the config gives them, with their low..high bounds.
+void print_training(const sim::ScenarioTotals& totals) {
+  const sim::TrainingTime& t = totals.training;
   if (t.total_steps) {
-    fmt::print("\ntime to train: {} steps ({} in the warmup stage): {:.4g} h\n", *t.total_steps,
-               *t.warmup_steps, *t.time_to_train_h);
+    fmt::print("\ntime to train: {} steps ({} in the warmup stage): {:.4g} h ({:.4g}..{:.4g})\n",
+               *t.total_steps, *t.warmup_steps, *t.time_to_train_h,
+               *totals.training_low.time_to_train_h, *totals.training_high.time_to_train_h);
   }
   if (t.steps_to_target == sim::kNotReached) {
     fmt::print("time to target: the metrics run never reached the target\n");
   } else if (t.time_to_target_h) {
-    fmt::print("time to target: {} steps: {:.4g} h\n", t.steps_to_target, *t.time_to_target_h);
+    fmt::print("time to target: {} steps: {:.4g} h ({:.4g}..{:.4g})\n", t.steps_to_target,
+               *t.time_to_target_h, *totals.training_low.time_to_target_h,
+               *totals.training_high.time_to_target_h);
   }
 }
 
@@ -148,7 +163,8 @@ void run_profile(const Options& o) {
       print_breakdown(config, t);
       csv += sim::scenario_csv_row(config, t, totals);
     }
-    print_training(totals.training);
+    print_bounds(timings, totals);
+    print_training(totals);
     print_memory(config, totals.memory);
     dir.write_file("profile.csv", csv);
     if (o.trace) trace_path = write_trace(o, config, timings, phases, dir);

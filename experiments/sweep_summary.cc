@@ -41,6 +41,7 @@ const std::vector<GroupField>& group_fields() {
 struct Group {
   std::vector<std::string> key;          // one value per group_fields() entry
   std::map<std::string, double> step_s;  // optimizer -> step time of its last stage
+  std::map<std::string, std::pair<double, double>> bounds_s;  // optimizer -> its low, high
 };
 
 struct Optimizer {
@@ -72,8 +73,9 @@ Summary summarize(const std::vector<SweepRow>& rows) {
   for (const SweepRow& row : rows) {
     std::vector<std::string> key = key_of(row);
     auto [it, added] = index.emplace(key, s.groups.size());
-    if (added) s.groups.push_back({std::move(key), {}});
+    if (added) s.groups.push_back({std::move(key), {}, {}});
     s.groups[it->second].step_s[row.optimizer] = row.step_time_s;  // the last stage stays
+    s.groups[it->second].bounds_s[row.optimizer] = {row.step_time_low_s, row.step_time_high_s};
     Optimizer& o = optimizer_named(s.optimizers, row.optimizer);
     if (std::find(o.stages.begin(), o.stages.end(), row.stage) == o.stages.end())
       o.stages.push_back(row.stage);
@@ -129,11 +131,11 @@ std::string header(const Summary& s, const std::vector<size_t>& varying) {
   }
   if (!fixed.empty()) fixed.front() = "same in all rows: " + fixed.front();
   const Optimizer& base = s.optimizers[s.baseline];
-  std::vector<std::string> notes = {
-      fmt::format("ms per step (speedup over {}, {})", base.name,
-                  base.stages == std::vector<std::string>{"full_precision"}
-                      ? "the first full-precision optimizer"
-                      : "the first optimizer: none is full-precision")};
+  std::vector<std::string> notes = {fmt::format(
+      "ms per step [low..high at the bandwidth spread] (speedup over {}, {})", base.name,
+      base.stages == std::vector<std::string>{"full_precision"}
+          ? "the first full-precision optimizer"
+          : "the first optimizer: none is full-precision")};
   for (const Optimizer& o : s.optimizers)
     if (o.stages.size() > 1)
       notes.push_back(fmt::format("{}: {} stage (steady state)", o.name, o.stages.back()));
@@ -144,6 +146,8 @@ std::string optimizer_cell(const Group& g, const Summary& s, size_t o) {
   const auto mine = g.step_s.find(s.optimizers[o].name);
   if (mine == g.step_s.end()) return "-";
   std::string ms = format_ms(mine->second);
+  const auto [low, high] = g.bounds_s.at(s.optimizers[o].name);
+  if (high > 0 && high > low) ms += fmt::format(" [{}..{}]", format_ms(low), format_ms(high));
   const auto base = g.step_s.find(s.optimizers[s.baseline].name);
   if (o == s.baseline || base == g.step_s.end() || mine->second <= 0) return ms;
   return fmt::format("{} ({:.2f}x)", ms, base->second / mine->second);
@@ -166,7 +170,8 @@ std::string aligned(const std::vector<std::vector<std::string>>& lines) {
 
 }  // namespace
 
-SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing) {
+SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing,
+                   const sim::StageBounds& bounds) {
   const net::ClusterSpec& k = config.cluster;
   return {.workload = config.workload.name,
           .cluster = k.name,
@@ -182,7 +187,9 @@ SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing
           .buckets = config.buckets,
           .optimizer = config.optimizer,
           .stage = timing.stage,
-          .step_time_s = timing.step_time_s};
+          .step_time_s = timing.step_time_s,
+          .step_time_low_s = bounds.step_time_low_s,
+          .step_time_high_s = bounds.step_time_high_s};
 }
 
 std::string sweep_summary(const std::vector<SweepRow>& rows) {

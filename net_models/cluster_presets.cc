@@ -43,6 +43,9 @@ void add_public_spec_clusters(Registry<ClusterEntry>& r) {
          h100_25g});
 }
 
+// The calibrated constants of the two paper clusters (efficiencies, the IB uplink) are
+// the output of net_models/network_fit.h (`compopt profile --calibration --fit`; a test
+// checks they agree); their spreads are the extremes of the published rows around that fit.
 // Public specs: PCIe 3.0 x16 = 15.75 GB/s per direction (126 Gbit/s); V100
 // NVLink 2.0 = 6 links x 25 GB/s per direction (1200 Gbit/s); A100 NVLink 3.0 =
 // 12 links x 25 GB/s per direction (2400 Gbit/s). Efficiencies and the IB uplink
@@ -61,6 +64,11 @@ Registry<ClusterEntry> make_registry() {
   ethernet_v100.inter_node_gbps = 40;
   ethernet_v100.inter_node_latency_s = 50e-6;
   ethernet_v100.inter_node_efficiency = 0.1209;
+  ethernet_v100.inter_node_spread_low = 0.847;
+  ethernet_v100.inter_node_spread_high = 1.038;
+  ethernet_v100.spread_source =
+      "low: the paper's iperf 4.1 Gbit/s over the fitted 4.84; high: Table 1 row 6 (2 nodes) "
+      "implies 3.8% more bandwidth than the fit";
 
   ClusterSpec infiniband_v100;
   infiniband_v100.name = "infiniband-v100-8";
@@ -76,6 +84,10 @@ Registry<ClusterEntry> make_registry() {
   infiniband_v100.topology = Topology::kFatTree;
   infiniband_v100.nodes_per_switch = 2;
   infiniband_v100.uplink_gbps = 59.8;
+  infiniband_v100.inter_node_spread_low = 0.953;
+  infiniband_v100.inter_node_spread_high = 1.069;
+  infiniband_v100.spread_source =
+      "Table 1 rows 8-12: row 10 implies 4.7% less bandwidth than the fit, row 11 6.9% more";
 
   // No calibration rows for A100: NVLink efficiency taken from the V100 fit,
   // 10 Gbit/s as Birder reports it, Ethernet latency as for ethernet-v100-4.
