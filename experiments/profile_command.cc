@@ -2,7 +2,10 @@
 // an optimizer (SimGrid, scaled proxy) and prints the step-time breakdown of
 // 1-bit Adam's Table 1 (forward, backward allreduce, backward else, step,
 // allreduce %). `--calibration` runs the 13 published rows instead and prints
-// predicted against published figures (docs/calibration.md). `--trace [FILE]` also
+// predicted against published figures (docs/calibration.md); with `--fit` it fits the network
+// parameters on them (sim/network_fit.h), with `--cross-validate` it predicts each row from the
+// fit on the others (docs/validation.md). Every profile carries low..high bounds at the
+// cluster's bandwidth spread (sim/step_spread.h). `--trace [FILE]` also
 // writes a Chrome/Perfetto trace of the simulated step (sim/step_trace.h) to FILE, or
 // to trace.json in the run directory when no FILE is given.
 
@@ -10,6 +13,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -27,6 +31,7 @@
 #include "net_models/cluster_xml.h"
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
+#include "sim/network_fit.h"
 #include "sim/scenario.h"
 #include "sim/step_trace.h"
 
@@ -37,6 +42,8 @@ struct Options {
   sim::Scenario scenario;
   std::vector<std::string> sets;
   bool calibration = false;
+  bool fit = false;             // --fit: with --calibration, the network fit
+  bool cross_validate = false;  // --cross-validate: with --calibration, leave-one-out
   std::string out;
   bool overwrite = false;
   bool trace = false;      // --trace given
@@ -249,6 +256,92 @@ void run_calibration(const Options& o) {
   fmt::print("wrote {}/calibration.csv and run.json\n", dir.path().string());
 }
 
+// --calibration --fit: the network parameters fitted on all rows against the presets' constants.
+void run_fit(const Options& o) {
+  RunDirectory dir("profile", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    const sim::NetworkFit fit = sim::fit_network(net::onebit_adam_profile_rows());
+    static const CsvSchema schema("network_fit.csv", {{"cluster"},
+                                                      {"parameter"},
+                                                      {"fitted", "{:.6g}"},
+                                                      {"preset", "{:.6g}"},
+                                                      {"difference_pct", "{:.3f}"},
+                                                      {"rows"},
+                                                      {"fallback"}});
+    CsvWriter csv(schema);
+    fmt::print("{:<18} {:<22} {:>10} {:>10} {:>8} {:>5}\n", "cluster", "parameter", "fitted",
+               "preset", "diff %", "rows");
+    for (const sim::FittedParameter& p : fit.parameters) {
+      const double preset = sim::preset_parameter(net::cluster_preset(p.cluster), p.name);
+      const double diff = preset != 0 ? 100.0 * (p.value - preset) / preset : 0;
+      fmt::print("{:<18} {:<22} {:>10.4f} {:>10.4f} {:>+8.3f} {:>5}{}\n", p.cluster, p.name,
+                 p.value, preset, diff, p.rows, p.fallback.empty() ? "" : "  " + p.fallback);
+      csv.add({p.cluster, p.name, p.value, preset, diff, p.rows, p.fallback});
+    }
+    fmt::print("\nthe presets hold these values in net_models/cluster_presets.cc\n");
+    dir.write_file("network_fit.csv", csv.text());
+    dir.write_run_json({{"calibration", "onebit_adam_profile"}, {"fit", true}, {"backend", "sim"}});
+  });
+  fmt::print("wrote {}/network_fit.csv and run.json\n", dir.path().string());
+}
+
+// The median and the largest of |errors|.
+std::pair<double, double> median_and_worst(std::vector<double> errors) {
+  for (double& e : errors) e = std::abs(e);
+  std::sort(errors.begin(), errors.end());
+  const size_t n = errors.size();
+  const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+  return {median, errors.back()};
+}
+
+// --calibration --cross-validate: each row predicted by the fit on all the other rows.
+void run_cross_validation(const Options& o) {
+  RunDirectory dir("profile", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    static const CsvSchema schema("cross_validation.csv", {{"row"},
+                                                           {"cluster"},
+                                                           {"nodes"},
+                                                           {"gpus"},
+                                                           {"batch_per_gpu"},
+                                                           {"grad_accum"},
+                                                           {"predicted_allreduce_ms", "{:.3f}"},
+                                                           {"published_allreduce_ms", "{:.2f}"},
+                                                           {"error_pct", "{:.2f}"},
+                                                           {"fallback"}});
+    CsvWriter csv(schema);
+    fmt::print("leave-one-out: each row's allreduce predicted by the network fit on the others\n");
+    fmt::print("{:>3} {:<18} {:>5} {:>5} {:>5} {:>5} | {:>9} {:>9} {:>7}\n", "row", "cluster",
+               "nodes", "gpus", "batch", "accum", "AR ms", "paper ms", "err %");
+    std::vector<double> errors;
+    for (const sim::HeldOutRow& h : sim::cross_validate(net::onebit_adam_profile_rows())) {
+      const net::ProfileRow& r = h.published;
+      const std::string fallback = fmt::format("{}", fmt::join(h.fallbacks, "; "));
+      fmt::print("{:>3} {:<18} {:>5} {:>5} {:>5} {:>5} | {:>9.2f} {:>9.2f} {:>+7.1f}{}\n", h.row,
+                 r.cluster, r.nodes, r.gpus, r.batch_per_gpu, r.grad_accum, h.predicted_ms,
+                 r.allreduce_ms, h.error_pct, fallback.empty() ? "" : "  fallback: " + fallback);
+      csv.add({h.row, r.cluster, r.nodes, r.gpus, r.batch_per_gpu, r.grad_accum, h.predicted_ms,
+               r.allreduce_ms, h.error_pct, fallback});
+      errors.push_back(h.error_pct);
+    }
+    const auto [median, worst] = median_and_worst(errors);
+    fmt::print("\nmedian |error| {:.1f}%, worst {:.1f}% (targets: median 10%, worst 25%)\n", median,
+               worst);
+    dir.write_file("cross_validation.csv", csv.text());
+    dir.write_run_json(
+        {{"calibration", "onebit_adam_profile"}, {"cross_validate", true}, {"backend", "sim"}});
+  });
+  fmt::print("wrote {}/cross_validation.csv and run.json\n", dir.path().string());
+}
+
+// --calibration and its variants.
+void run_calibration_mode(const Options& o) {
+  if (o.fit && o.cross_validate)
+    throw InvalidArgument("--fit and --cross-validate are two runs, expected one of them");
+  if (o.fit) return run_fit(o);
+  if (o.cross_validate) return run_cross_validation(o);
+  run_calibration(o);
+}
+
 }  // namespace
 
 void register_profile_command(CLI::App& app) {
@@ -288,6 +381,11 @@ void register_profile_command(CLI::App& app) {
                   "e.g. --set workload.name=bert-large --set cluster.gpus_per_node=8");
   cmd->add_flag("--calibration", o->calibration,
                 "run the 13 rows of 1-bit Adam's Table 1 and compare");
+  cmd->add_flag("--fit", o->fit,
+                "with --calibration: fit the network parameters on the rows (network_fit.csv)");
+  cmd->add_flag("--cross-validate", o->cross_validate,
+                "with --calibration: leave-one-out cross-validation of the network fit "
+                "(cross_validation.csv)");
   cmd->add_option("--out", o->out, "run directory (default runs/profile-<time>)");
   CLI::Option* trace =
       cmd->add_option("--trace", o->trace_file,
@@ -306,9 +404,13 @@ void register_profile_command(CLI::App& app) {
     o->trace = trace->count() > 0;
     if (o->trace && o->calibration)
       throw InvalidArgument("--trace traces one scenario's step, expected no --calibration");
+    if ((o->fit || o->cross_validate) && !o->calibration)
+      throw InvalidArgument(
+          "--fit and --cross-validate work on the calibration rows, expected "
+          "--calibration with them");
     o->scenario = apply_scenario_sets(o->scenario, o->sets);
     if (!o->export_platform.empty()) return run_export(*o);
-    o->calibration ? run_calibration(*o) : run_profile(*o);
+    o->calibration ? run_calibration_mode(*o) : run_profile(*o);
   });
 }
 
