@@ -122,6 +122,14 @@ std::string wrapped(const std::vector<std::string>& items, const std::string& se
   return text + line + "\n";
 }
 
+// Whether any cell has a low..high range (sweep rows from the simulator do).
+bool has_bounds(const Summary& s) {
+  for (const Group& g : s.groups)
+    for (const auto& [name, bounds] : g.bounds_s)
+      if (bounds.second > bounds.first) return true;
+  return false;
+}
+
 std::string header(const Summary& s, const std::vector<size_t>& varying) {
   std::vector<std::string> fixed;
   for (size_t f = 0; f < group_fields().size(); ++f) {
@@ -131,11 +139,12 @@ std::string header(const Summary& s, const std::vector<size_t>& varying) {
   }
   if (!fixed.empty()) fixed.front() = "same in all rows: " + fixed.front();
   const Optimizer& base = s.optimizers[s.baseline];
-  std::vector<std::string> notes = {fmt::format(
-      "ms per step [low..high at the bandwidth spread] (speedup over {}, {})", base.name,
-      base.stages == std::vector<std::string>{"full_precision"}
-          ? "the first full-precision optimizer"
-          : "the first optimizer: none is full-precision")};
+  std::vector<std::string> notes = {
+      fmt::format("ms per step (speedup over {}, {})", base.name,
+                  base.stages == std::vector<std::string>{"full_precision"}
+                      ? "the first full-precision optimizer"
+                      : "the first optimizer: none is full-precision")};
+  if (has_bounds(s)) notes.emplace_back("[low..high]: ms at the cluster's bandwidth spread");
   for (const Optimizer& o : s.optimizers)
     if (o.stages.size() > 1)
       notes.push_back(fmt::format("{}: {} stage (steady state)", o.name, o.stages.back()));

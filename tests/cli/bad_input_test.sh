@@ -138,6 +138,13 @@ expect "profile set a grid" "give 2 scenarios, expected one" "${P[@]}" --set swe
 expect "profile set gpus_per_node" "gpus_per_node = -2" "${P[@]}" --set cluster.gpus_per_node=-2
 expect "profile gpus-per-node flag" "gpus_per_node = -2" "${P[@]}" --gpus-per-node -2
 expect "profile set nics" "nics_per_node = 0" "${P[@]}" --set cluster.nics_per_node=0
+expect "profile spread low" "inter_node_spread_low = 2, expected 0.1..1" "${P[@]}" \
+  --set cluster.inter_node_spread_low=2
+expect "profile spread high" "intra_node_spread_high = 0.5, expected 1..10" "${P[@]}" \
+  --set cluster.intra_node_spread_high=0.5
+expect "profile fit without calibration" "expected --calibration with them" "${P[@]}" --fit
+expect "profile fit and cross-validate" "expected one of them" "${P[@]}" --calibration --fit \
+  --cross-validate
 expect "profile export torus" "a torus platform cannot be exported" "${P[@]}" --topology torus \
   --export-platform "$WORK/t.xml"
 expect "profile export nowhere" "$WORK/none/t.xml" "${P[@]}" --export-platform "$WORK/none/t.xml"
