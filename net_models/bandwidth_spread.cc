@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace compopt::net {
 namespace {
 
@@ -15,6 +17,7 @@ struct ClassDefault {
 // Kernel TCP stacks take tens of microseconds per hop, RDMA a few: the presets use 50 us and
 // 2 us. The two inter-node defaults are the paper presets' spreads (cluster_presets.cc).
 constexpr double kTcpLatencyS = 10e-6;
+constexpr double kMinGbps = 1e-3, kMaxGbps = 1e5;  // ClusterSpec's rate range
 const ClassDefault kEthernet = {"Ethernet/TCP", {0.85, 1.04}, "ethernet-v100-4's spread"};
 const ClassDefault kInfiniband = {"InfiniBand/RDMA", {0.95, 1.07}, "infiniband-v100-8's spread"};
 const ClassDefault kGpuLink = {"GPU link", {0.9, 1.1}, "assumed, no repeated measurement"};
@@ -52,10 +55,14 @@ LinkSpreads link_spreads(const ClusterSpec& spec) {
 
 ClusterSpec with_scaled_bandwidth(const ClusterSpec& spec, double inter_factor,
                                   double intra_factor) {
+  // Held inside the rates ClusterSpec::validate takes (1 Mbit/s .. 100 Tbit/s).
+  const auto scaled = [](double gbps, double factor) {
+    return gbps == 0 ? 0.0 : std::clamp(gbps * factor, kMinGbps, kMaxGbps);
+  };
   ClusterSpec out = spec;
-  out.inter_node_gbps *= inter_factor;
-  out.uplink_gbps *= inter_factor;  // 0 (derived from the NICs) stays 0
-  out.intra_node_gbps *= intra_factor;
+  out.inter_node_gbps = scaled(spec.inter_node_gbps, inter_factor);
+  out.uplink_gbps = scaled(spec.uplink_gbps, inter_factor);  // 0 (from the NICs) stays 0
+  out.intra_node_gbps = scaled(spec.intra_node_gbps, intra_factor);
   return out;
 }
 

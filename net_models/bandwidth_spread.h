@@ -31,7 +31,9 @@ struct LinkSpreads {
 LinkSpreads link_spreads(const ClusterSpec& spec);
 
 // `spec` with every inter-node link (NICs, uplinks) at `inter_factor` times its bandwidth and
-// every GPU link at `intra_factor` times its own; efficiencies and latencies unchanged.
+// every GPU link at `intra_factor` times its own; efficiencies and latencies unchanged. A
+// scaled rate beyond the range ClusterSpec::validate takes (1 Mbit/s .. 100 Tbit/s) is held
+// at its edge, so a cluster at the edge has a one-sided range.
 ClusterSpec with_scaled_bandwidth(const ClusterSpec& spec, double inter_factor,
                                   double intra_factor);
 

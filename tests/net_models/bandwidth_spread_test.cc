@@ -63,6 +63,14 @@ TEST(BandwidthSpread, ScaledBandwidthTouchesRatesOnly) {
   EXPECT_EQ(s.inter_node_efficiency, ib.inter_node_efficiency);
   EXPECT_EQ(s.inter_node_latency_s, ib.inter_node_latency_s);
   EXPECT_EQ(with_scaled_bandwidth(cluster_preset("dgx-h100"), 2, 1).uplink_gbps, 0);  // derived
+  // At the edges of the simulator's rate range the scaled rate stays a valid one.
+  ClusterSpec edge = cluster_preset("dgx-h100");
+  edge.inter_node_gbps = 1e5;
+  edge.intra_node_gbps = 1e-3;
+  const ClusterSpec held = with_scaled_bandwidth(edge, 1.07, 0.9);
+  EXPECT_EQ(held.inter_node_gbps, 1e5);
+  EXPECT_EQ(held.intra_node_gbps, 1e-3);
+  EXPECT_NO_THROW(held.validate());
 }
 
 TEST(BandwidthSpread, ValidateRefusesFactorsOnTheWrongSide) {
