@@ -94,7 +94,7 @@ void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
 
 // The low..high bounds of each stage and where the spread comes from.
 void print_bounds(const std::vector<sim::StageTiming>& timings, const sim::ScenarioTotals& totals) {
-  fmt::print("\nlow..high at the bandwidth spread ({})\n", totals.spread_source);
+  fmt::print("\nlow..high at the bandwidth spread ({})\n", totals.spreads.source);
   for (const sim::StageTiming& t : timings) {
     const sim::StageBounds& b = totals.bounds.at(t.stage);
     fmt::print("{:<14} total ms {:.2f}..{:.2f}, samples/s {:.1f}..{:.1f}\n", t.stage,
@@ -342,6 +342,27 @@ void run_calibration_mode(const Options& o) {
   run_calibration(o);
 }
 
+// Flags that exclude or need each other, refused before any work.
+void check_mode_flags(const Options& o) {
+  if (o.trace && o.calibration)
+    throw InvalidArgument("--trace traces one scenario's step, expected no --calibration");
+  if ((o.fit || o.cross_validate) && !o.calibration)
+    throw InvalidArgument(
+        "--fit and --cross-validate work on the calibration rows, expected --calibration with "
+        "them");
+}
+
+// --calibration and the two runs it can do instead of the comparison.
+void add_calibration_flags(CLI::App& cmd, Options& o) {
+  cmd.add_flag("--calibration", o.calibration,
+               "run the 13 rows of 1-bit Adam's Table 1 and compare");
+  cmd.add_flag("--fit", o.fit,
+               "with --calibration: fit the network parameters on the rows (network_fit.csv)");
+  cmd.add_flag("--cross-validate", o.cross_validate,
+               "with --calibration: leave-one-out cross-validation of the network fit "
+               "(cross_validation.csv)");
+}
+
 }  // namespace
 
 void register_profile_command(CLI::App& app) {
@@ -379,13 +400,7 @@ void register_profile_command(CLI::App& app) {
   cmd->add_option("--set", o->sets,
                   "key=value of a sweep config for one scenario, after the flags (repeatable), "
                   "e.g. --set workload.name=bert-large --set cluster.gpus_per_node=8");
-  cmd->add_flag("--calibration", o->calibration,
-                "run the 13 rows of 1-bit Adam's Table 1 and compare");
-  cmd->add_flag("--fit", o->fit,
-                "with --calibration: fit the network parameters on the rows (network_fit.csv)");
-  cmd->add_flag("--cross-validate", o->cross_validate,
-                "with --calibration: leave-one-out cross-validation of the network fit "
-                "(cross_validation.csv)");
+  add_calibration_flags(*cmd, *o);
   cmd->add_option("--out", o->out, "run directory (default runs/profile-<time>)");
   CLI::Option* trace =
       cmd->add_option("--trace", o->trace_file,
@@ -402,12 +417,7 @@ void register_profile_command(CLI::App& app) {
   add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o, trace] {
     o->trace = trace->count() > 0;
-    if (o->trace && o->calibration)
-      throw InvalidArgument("--trace traces one scenario's step, expected no --calibration");
-    if ((o->fit || o->cross_validate) && !o->calibration)
-      throw InvalidArgument(
-          "--fit and --cross-validate work on the calibration rows, expected "
-          "--calibration with them");
+    check_mode_flags(*o);
     o->scenario = apply_scenario_sets(o->scenario, o->sets);
     if (!o->export_platform.empty()) return run_export(*o);
     o->calibration ? run_calibration_mode(*o) : run_profile(*o);

@@ -67,8 +67,7 @@ Registry<ClusterEntry> make_registry() {
   ethernet_v100.inter_node_spread_low = 0.848;
   ethernet_v100.inter_node_spread_high = 1.038;
   ethernet_v100.spread_source =
-      "low: the paper's iperf 4.1 Gbit/s over the fitted 4.835; high: Table 1 row 6 (2 nodes) "
-      "implies 3.8% more bandwidth than the fit";
+      "low: the paper's iperf 4.1 Gbit/s / the fitted 4.835; high: Table 1 row 6 (2 nodes)";
 
   ClusterSpec infiniband_v100;
   infiniband_v100.name = "infiniband-v100-8";

@@ -144,7 +144,6 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
   const net::ClusterSpec& k = c.cluster;
   const TrainingTime& run = totals.training;
   const MemoryEstimate& m = totals.memory;
-  const net::LinkSpreads spreads = net::link_spreads(k);
   const StageBounds& b = totals.bounds.at(t.stage);
   return scenario_csv_schema().row({c.workload.name,
                                     k.name,
@@ -157,10 +156,10 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                                     k.inter_node_gbps,
                                     k.inter_node_efficiency,
                                     k.inter_node_gbps * k.inter_node_efficiency,
-                                    spreads.inter_node.low,
-                                    spreads.inter_node.high,
-                                    spreads.intra_node.low,
-                                    spreads.intra_node.high,
+                                    totals.spreads.inter_node.low,
+                                    totals.spreads.inter_node.high,
+                                    totals.spreads.intra_node.low,
+                                    totals.spreads.intra_node.high,
                                     c.batch_per_gpu,
                                     c.grad_accum,
                                     c.overlap,
@@ -235,7 +234,7 @@ ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& tra
   const TrainingTime slow = time_to_train(training, config, spread.slow);
   totals.training_low = training_bound(totals.training, fast, slow, true);
   totals.training_high = training_bound(totals.training, fast, slow, false);
-  totals.spread_source = spread.source;
+  totals.spreads = net::link_spreads(config.cluster);
   return totals;
 }
 

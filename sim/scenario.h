@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "net_models/bandwidth_spread.h"
 #include "sim/memory_estimate.h"
 #include "sim/step_simulator.h"
 #include "sim/step_spread.h"
@@ -52,7 +53,7 @@ struct ScenarioTotals {
   std::map<std::string, StageBounds> bounds;  // by stage name
   // Time to train and to target at the high and at the low bandwidths (fewer hours first).
   TrainingTime training_low, training_high;
-  std::string spread_source;
+  net::LinkSpreads spreads;  // the factors of the two runs and their source
 };
 
 // Throws InvalidArgument naming the bad value (unknown preset or optimizer,

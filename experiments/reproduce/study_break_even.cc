@@ -66,6 +66,27 @@ Search bisect(const CompressionPair& p) {
   return s;
 }
 
+// One pair's row of break_even.csv and of the report's table. The fit's effective rate may be
+// off by the cluster's inter-node spread: compression pays below break_even / high ..
+// break_even / low of the rate the model assumes.
+void add_pair_result(const CompressionPair& p, const Search& s, CsvWriter& csv,
+                     MarkdownTable& table) {
+  const bool found = s.status == "found";
+  const net::BandwidthSpread spread = net::link_spreads(net::cluster_preset(p.cluster)).inter_node;
+  const auto bound = [&](double factor) {
+    return found ? std::optional<double>(s.break_even / factor) : std::nullopt;
+  };
+  csv.add({p.workload, kGpus, p.baseline, p.optimizer,
+           found ? std::optional<double>(s.break_even) : std::nullopt, bound(spread.high),
+           bound(spread.low), kLowGbps, kHighGbps, s.speedup_at_low, s.status});
+  const std::string where = found ? fmt::format("{:.3g} ({:.3g}..{:.3g})", s.break_even,
+                                                *bound(spread.high), *bound(spread.low))
+                            : s.status == "above_range" ? fmt::format("> {:g}", kHighGbps)
+                                                        : fmt::format("< {:g}", kLowGbps);
+  table.add({p.workload, p.cluster, p.optimizer + " / " + p.baseline, where,
+             fmt::format("{:.2f}x", s.speedup_at_low), std::to_string(2 * s.evaluations)});
+}
+
 }  // namespace
 
 std::string run_break_even_study(const StudyContext& context) {
@@ -105,24 +126,7 @@ std::string run_break_even_study(const StudyContext& context) {
     std::istringstream in(texts[i]);
     Search s;
     in >> s.status >> s.break_even >> s.speedup_at_low >> s.evaluations;
-    const CompressionPair& p = pairs[i];
-    const bool found = s.status == "found";
-    // The fit's effective rate may be off by the cluster's inter-node spread: compression pays
-    // below break_even / high .. break_even / low of the rate the model assumes.
-    const net::BandwidthSpread spread =
-        net::link_spreads(net::cluster_preset(p.cluster)).inter_node;
-    const auto bound = [&](double factor) {
-      return found ? std::optional<double>(s.break_even / factor) : std::nullopt;
-    };
-    csv.add({p.workload, kGpus, p.baseline, p.optimizer,
-             found ? std::optional<double>(s.break_even) : std::nullopt, bound(spread.high),
-             bound(spread.low), kLowGbps, kHighGbps, s.speedup_at_low, s.status});
-    const std::string where = found ? fmt::format("{:.3g} ({:.3g}..{:.3g})", s.break_even,
-                                                  *bound(spread.high), *bound(spread.low))
-                              : s.status == "above_range" ? fmt::format("> {:g}", kHighGbps)
-                                                          : fmt::format("< {:g}", kLowGbps);
-    table.add({p.workload, p.cluster, p.optimizer + " / " + p.baseline, where,
-               fmt::format("{:.2f}x", s.speedup_at_low), std::to_string(2 * s.evaluations)});
+    add_pair_result(pairs[i], s, csv, table);
   }
   context.write_file("break_even.csv", csv.text());
   return fmt::format(

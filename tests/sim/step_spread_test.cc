@@ -71,7 +71,7 @@ TEST(StepSpread, TimeToTrainIsBoundedLikeTheStep) {
   EXPECT_NEAR(*totals.training_low.time_to_train_h, 1000 * b.step_time_low_s / 3600, 1e-9);
   EXPECT_NEAR(*totals.training_high.time_to_train_h, 1000 * b.step_time_high_s / 3600, 1e-9);
   EXPECT_LT(*totals.training_low.time_to_train_h, *totals.training.time_to_train_h);
-  EXPECT_NE(totals.spread_source.find("iperf"), std::string::npos) << totals.spread_source;
+  EXPECT_NE(totals.spreads.source.find("iperf"), std::string::npos) << totals.spreads.source;
 }
 
 }  // namespace
