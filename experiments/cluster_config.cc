@@ -70,6 +70,14 @@ Setter number_field(double ClusterSpec::*field) {
   };
 }
 
+// A spread factor given in the config: its source becomes the config unless it names one.
+Setter spread_field(double ClusterSpec::*field) {
+  return [field](ClusterSpec& c, const toml::node& n, const std::string& k) {
+    c.*field = number_of(n, k);
+    c.spread_source = "the cluster config";
+  };
+}
+
 Setter count_field(int ClusterSpec::*field) {
   return [field](ClusterSpec& c, const toml::node& n, const std::string& k) {
     c.*field = integer_of(n, k);
@@ -146,6 +154,12 @@ std::vector<ClusterKey> make_cluster_keys() {
                            const std::string& k) { c.network_model = text_of(n, k); }},
       {"latency_factor", number_field(&ClusterSpec::latency_factor)},
       {"bandwidth_factor", number_field(&ClusterSpec::bandwidth_factor)},
+      {"inter_node_spread_low", spread_field(&ClusterSpec::inter_node_spread_low)},
+      {"inter_node_spread_high", spread_field(&ClusterSpec::inter_node_spread_high)},
+      {"intra_node_spread_low", spread_field(&ClusterSpec::intra_node_spread_low)},
+      {"intra_node_spread_high", spread_field(&ClusterSpec::intra_node_spread_high)},
+      {"spread_source", [](ClusterSpec& c, const toml::node& n,
+                           const std::string& k) { c.spread_source = text_of(n, k); }},
       {"platform", [](ClusterSpec& c, const toml::node& n,
                       const std::string& k) { c.platform_file = text_of(n, k); }},
       {"allreduce_algorithm",

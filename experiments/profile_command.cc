@@ -2,7 +2,10 @@
 // an optimizer (SimGrid, scaled proxy) and prints the step-time breakdown of
 // 1-bit Adam's Table 1 (forward, backward allreduce, backward else, step,
 // allreduce %). `--calibration` runs the 13 published rows instead and prints
-// predicted against published figures (docs/calibration.md). `--trace [FILE]` also
+// predicted against published figures (docs/calibration.md); with `--fit` it fits the network
+// parameters on them (sim/network_fit.h), with `--cross-validate` it predicts each row from the
+// fit on the others (docs/validation.md). Every profile carries low..high bounds at the
+// cluster's bandwidth spread (sim/step_spread.h). `--trace [FILE]` also
 // writes a Chrome/Perfetto trace of the simulated step (sim/step_trace.h) to FILE, or
 // to trace.json in the run directory when no FILE is given.
 
@@ -10,6 +13,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -27,6 +31,7 @@
 #include "net_models/cluster_xml.h"
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
+#include "sim/network_fit.h"
 #include "sim/scenario.h"
 #include "sim/step_trace.h"
 
@@ -38,6 +43,8 @@ struct Options {
   std::string overlap = "auto";  // --overlap, parsed into scenario.overlap
   std::vector<std::string> sets;
   bool calibration = false;
+  bool fit = false;             // --fit: with --calibration, the network fit
+  bool cross_validate = false;  // --cross-validate: with --calibration, leave-one-out
   std::string out;
   bool overwrite = false;
   bool trace = false;      // --trace given
@@ -93,16 +100,31 @@ void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
   (void)c;
 }
 
-// The [training] figures, when the config gives them.
-void print_training(const sim::TrainingTime& t) {
+// The low..high bounds of each stage and where the spread comes from.
+void print_bounds(const std::vector<sim::StageTiming>& timings, const sim::ScenarioTotals& totals) {
+  fmt::print("\nlow..high at the bandwidth spread ({})\n", totals.spreads.source);
+  for (const sim::StageTiming& t : timings) {
+    const sim::StageBounds& b = totals.bounds.at(t.stage);
+    fmt::print("{:<14} total ms {:.2f}..{:.2f}, samples/s {:.1f}..{:.1f}\n", t.stage,
+               1e3 * b.step_time_low_s, 1e3 * b.step_time_high_s, b.throughput_low_samples_s,
+               b.throughput_high_samples_s);
+  }
+}
+
+// The [training] figures, when the config gives them, with their low..high bounds.
+void print_training(const sim::ScenarioTotals& totals) {
+  const sim::TrainingTime& t = totals.training;
   if (t.total_steps) {
-    fmt::print("\ntime to train: {} steps ({} in the warmup stage): {:.4g} h\n", *t.total_steps,
-               *t.warmup_steps, *t.time_to_train_h);
+    fmt::print("\ntime to train: {} steps ({} in the warmup stage): {:.4g} h ({:.4g}..{:.4g})\n",
+               *t.total_steps, *t.warmup_steps, *t.time_to_train_h,
+               *totals.training_low.time_to_train_h, *totals.training_high.time_to_train_h);
   }
   if (t.steps_to_target == sim::kNotReached) {
     fmt::print("time to target: the metrics run never reached the target\n");
   } else if (t.time_to_target_h) {
-    fmt::print("time to target: {} steps: {:.4g} h\n", t.steps_to_target, *t.time_to_target_h);
+    fmt::print("time to target: {} steps: {:.4g} h ({:.4g}..{:.4g})\n", t.steps_to_target,
+               *t.time_to_target_h, *totals.training_low.time_to_target_h,
+               *totals.training_high.time_to_target_h);
   }
 }
 
@@ -156,7 +178,8 @@ void run_profile(const Options& o) {
       print_breakdown(config, t);
       csv += sim::scenario_csv_row(config, t, totals);
     }
-    print_training(totals.training);
+    print_bounds(timings, totals);
+    print_training(totals);
     print_memory(config, totals.memory);
     dir.write_file("profile.csv", csv);
     if (o.trace) trace_path = write_trace(o, config, timings, phases, dir);
@@ -243,6 +266,113 @@ void run_calibration(const Options& o) {
   fmt::print("wrote {}/calibration.csv and run.json\n", dir.path().string());
 }
 
+// --calibration --fit: the network parameters fitted on all rows against the presets' constants.
+void run_fit(const Options& o) {
+  RunDirectory dir("profile", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    const sim::NetworkFit fit = sim::fit_network(net::onebit_adam_profile_rows());
+    static const CsvSchema schema("network_fit.csv", {{"cluster"},
+                                                      {"parameter"},
+                                                      {"fitted", "{:.6g}"},
+                                                      {"preset", "{:.6g}"},
+                                                      {"difference_pct", "{:.3f}"},
+                                                      {"rows"},
+                                                      {"fallback"}});
+    CsvWriter csv(schema);
+    fmt::print("{:<18} {:<22} {:>10} {:>10} {:>8} {:>5}\n", "cluster", "parameter", "fitted",
+               "preset", "diff %", "rows");
+    for (const sim::FittedParameter& p : fit.parameters) {
+      const double preset = sim::preset_parameter(net::cluster_preset(p.cluster), p.name);
+      const double diff = preset != 0 ? 100.0 * (p.value - preset) / preset : 0;
+      fmt::print("{:<18} {:<22} {:>10.4f} {:>10.4f} {:>+8.3f} {:>5}{}\n", p.cluster, p.name,
+                 p.value, preset, diff, p.rows, p.fallback.empty() ? "" : "  " + p.fallback);
+      csv.add({p.cluster, p.name, p.value, preset, diff, p.rows, p.fallback});
+    }
+    fmt::print("\nthe presets hold these values in net_models/cluster_presets.cc\n");
+    dir.write_file("network_fit.csv", csv.text());
+    dir.write_run_json({{"calibration", "onebit_adam_profile"}, {"fit", true}, {"backend", "sim"}});
+  });
+  fmt::print("wrote {}/network_fit.csv and run.json\n", dir.path().string());
+}
+
+// The median and the largest of |errors|.
+std::pair<double, double> median_and_worst(std::vector<double> errors) {
+  for (double& e : errors) e = std::abs(e);
+  std::sort(errors.begin(), errors.end());
+  const size_t n = errors.size();
+  const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+  return {median, errors.back()};
+}
+
+// --calibration --cross-validate: each row predicted by the fit on all the other rows.
+void run_cross_validation(const Options& o) {
+  RunDirectory dir("profile", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    static const CsvSchema schema("cross_validation.csv", {{"row"},
+                                                           {"cluster"},
+                                                           {"nodes"},
+                                                           {"gpus"},
+                                                           {"batch_per_gpu"},
+                                                           {"grad_accum"},
+                                                           {"predicted_allreduce_ms", "{:.3f}"},
+                                                           {"published_allreduce_ms", "{:.2f}"},
+                                                           {"error_pct", "{:.2f}"},
+                                                           {"fallback"}});
+    CsvWriter csv(schema);
+    fmt::print("leave-one-out: each row's allreduce predicted by the network fit on the others\n");
+    fmt::print("{:>3} {:<18} {:>5} {:>5} {:>5} {:>5} | {:>9} {:>9} {:>7}\n", "row", "cluster",
+               "nodes", "gpus", "batch", "accum", "AR ms", "paper ms", "err %");
+    std::vector<double> errors;
+    for (const sim::HeldOutRow& h : sim::cross_validate(net::onebit_adam_profile_rows())) {
+      const net::ProfileRow& r = h.published;
+      const std::string fallback = fmt::format("{}", fmt::join(h.fallbacks, "; "));
+      fmt::print("{:>3} {:<18} {:>5} {:>5} {:>5} {:>5} | {:>9.2f} {:>9.2f} {:>+7.1f}{}\n", h.row,
+                 r.cluster, r.nodes, r.gpus, r.batch_per_gpu, r.grad_accum, h.predicted_ms,
+                 r.allreduce_ms, h.error_pct, fallback.empty() ? "" : "  fallback: " + fallback);
+      csv.add({h.row, r.cluster, r.nodes, r.gpus, r.batch_per_gpu, r.grad_accum, h.predicted_ms,
+               r.allreduce_ms, h.error_pct, fallback});
+      errors.push_back(h.error_pct);
+    }
+    const auto [median, worst] = median_and_worst(errors);
+    fmt::print("\nmedian |error| {:.1f}%, worst {:.1f}% (targets: median 10%, worst 25%)\n", median,
+               worst);
+    dir.write_file("cross_validation.csv", csv.text());
+    dir.write_run_json(
+        {{"calibration", "onebit_adam_profile"}, {"cross_validate", true}, {"backend", "sim"}});
+  });
+  fmt::print("wrote {}/cross_validation.csv and run.json\n", dir.path().string());
+}
+
+// --calibration and its variants.
+void run_calibration_mode(const Options& o) {
+  if (o.fit && o.cross_validate)
+    throw InvalidArgument("--fit and --cross-validate are two runs, expected one of them");
+  if (o.fit) return run_fit(o);
+  if (o.cross_validate) return run_cross_validation(o);
+  run_calibration(o);
+}
+
+// Flags that exclude or need each other, refused before any work.
+void check_mode_flags(const Options& o) {
+  if (o.trace && o.calibration)
+    throw InvalidArgument("--trace traces one scenario's step, expected no --calibration");
+  if ((o.fit || o.cross_validate) && !o.calibration)
+    throw InvalidArgument(
+        "--fit and --cross-validate work on the calibration rows, expected --calibration with "
+        "them");
+}
+
+// --calibration and the two runs it can do instead of the comparison.
+void add_calibration_flags(CLI::App& cmd, Options& o) {
+  cmd.add_flag("--calibration", o.calibration,
+               "run the 13 rows of 1-bit Adam's Table 1 and compare");
+  cmd.add_flag("--fit", o.fit,
+               "with --calibration: fit the network parameters on the rows (network_fit.csv)");
+  cmd.add_flag("--cross-validate", o.cross_validate,
+               "with --calibration: leave-one-out cross-validation of the network fit "
+               "(cross_validation.csv)");
+}
+
 }  // namespace
 
 void register_profile_command(CLI::App& app) {
@@ -284,8 +414,7 @@ void register_profile_command(CLI::App& app) {
   cmd->add_option("--set", o->sets,
                   "key=value of a sweep config for one scenario, after the flags (repeatable), "
                   "e.g. --set workload.name=bert-large --set cluster.gpus_per_node=8");
-  cmd->add_flag("--calibration", o->calibration,
-                "run the 13 rows of 1-bit Adam's Table 1 and compare");
+  add_calibration_flags(*cmd, *o);
   cmd->add_option("--out", o->out, "run directory (default runs/profile-<time>)");
   CLI::Option* trace =
       cmd->add_option("--trace", o->trace_file,
@@ -302,12 +431,11 @@ void register_profile_command(CLI::App& app) {
   add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o, trace] {
     o->trace = trace->count() > 0;
-    if (o->trace && o->calibration)
-      throw InvalidArgument("--trace traces one scenario's step, expected no --calibration");
+    check_mode_flags(*o);
     o->scenario.overlap = sim::parse_overlap_mode(o->overlap);
     o->scenario = apply_scenario_sets(o->scenario, o->sets);
     if (!o->export_platform.empty()) return run_export(*o);
-    o->calibration ? run_calibration(*o) : run_profile(*o);
+    o->calibration ? run_calibration_mode(*o) : run_profile(*o);
   });
 }
 

@@ -65,12 +65,14 @@ class Progress {
 std::string simulate_scenario(const sim::Scenario& scenario) {
   const sim::StepConfig config = sim::resolve_scenario(scenario);
   const std::vector<sim::StageTiming> timings = sim::simulate_step(config);
+  const sim::ScenarioTotals totals = sim::scenario_totals(config, scenario.training, timings);
   std::vector<SweepRow> rows;
-  rows.reserve(timings.size());
-  for (const auto& t : timings) rows.push_back(sweep_row(config, t));
-  return nlohmann::json{{"csv", sim::scenario_csv_rows(config, scenario.training, timings)},
-                        {"rows", rows}}
-      .dump();
+  std::string csv;
+  for (const auto& t : timings) {
+    rows.push_back(sweep_row(config, t, totals.bounds.at(t.stage)));
+    csv += sim::scenario_csv_row(config, t, totals);
+  }
+  return nlohmann::json{{"csv", csv}, {"rows", rows}}.dump();
 }
 
 // Simulates the scenarios `indexes` each in its own forked process, `jobs` at a time; returns

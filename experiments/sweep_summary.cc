@@ -41,6 +41,7 @@ const std::vector<GroupField>& group_fields() {
 struct Group {
   std::vector<std::string> key;          // one value per group_fields() entry
   std::map<std::string, double> step_s;  // optimizer -> step time of its last stage
+  std::map<std::string, std::pair<double, double>> bounds_s;  // optimizer -> its low, high
 };
 
 struct Optimizer {
@@ -72,8 +73,9 @@ Summary summarize(const std::vector<SweepRow>& rows) {
   for (const SweepRow& row : rows) {
     std::vector<std::string> key = key_of(row);
     auto [it, added] = index.emplace(key, s.groups.size());
-    if (added) s.groups.push_back({std::move(key), {}});
+    if (added) s.groups.push_back({std::move(key), {}, {}});
     s.groups[it->second].step_s[row.optimizer] = row.step_time_s;  // the last stage stays
+    s.groups[it->second].bounds_s[row.optimizer] = {row.step_time_low_s, row.step_time_high_s};
     Optimizer& o = optimizer_named(s.optimizers, row.optimizer);
     if (std::find(o.stages.begin(), o.stages.end(), row.stage) == o.stages.end())
       o.stages.push_back(row.stage);
@@ -120,6 +122,14 @@ std::string wrapped(const std::vector<std::string>& items, const std::string& se
   return text + line + "\n";
 }
 
+// Whether any cell has a low..high range (sweep rows from the simulator do).
+bool has_bounds(const Summary& s) {
+  for (const Group& g : s.groups)
+    for (const auto& [name, bounds] : g.bounds_s)
+      if (bounds.second > bounds.first) return true;
+  return false;
+}
+
 std::string header(const Summary& s, const std::vector<size_t>& varying) {
   std::vector<std::string> fixed;
   for (size_t f = 0; f < group_fields().size(); ++f) {
@@ -134,6 +144,7 @@ std::string header(const Summary& s, const std::vector<size_t>& varying) {
                   base.stages == std::vector<std::string>{"full_precision"}
                       ? "the first full-precision optimizer"
                       : "the first optimizer: none is full-precision")};
+  if (has_bounds(s)) notes.emplace_back("[low..high]: ms at the cluster's bandwidth spread");
   for (const Optimizer& o : s.optimizers)
     if (o.stages.size() > 1)
       notes.push_back(fmt::format("{}: {} stage (steady state)", o.name, o.stages.back()));
@@ -144,6 +155,8 @@ std::string optimizer_cell(const Group& g, const Summary& s, size_t o) {
   const auto mine = g.step_s.find(s.optimizers[o].name);
   if (mine == g.step_s.end()) return "-";
   std::string ms = format_ms(mine->second);
+  const auto [low, high] = g.bounds_s.at(s.optimizers[o].name);
+  if (high > 0 && high > low) ms += fmt::format(" [{}..{}]", format_ms(low), format_ms(high));
   const auto base = g.step_s.find(s.optimizers[s.baseline].name);
   if (o == s.baseline || base == g.step_s.end() || mine->second <= 0) return ms;
   return fmt::format("{} ({:.2f}x)", ms, base->second / mine->second);
@@ -166,7 +179,8 @@ std::string aligned(const std::vector<std::vector<std::string>>& lines) {
 
 }  // namespace
 
-SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing) {
+SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing,
+                   const sim::StageBounds& bounds) {
   const net::ClusterSpec& k = config.cluster;
   return {.workload = config.workload.name,
           .cluster = k.name,
@@ -182,7 +196,9 @@ SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing
           .buckets = config.buckets,
           .optimizer = config.optimizer,
           .stage = timing.stage,
-          .step_time_s = timing.step_time_s};
+          .step_time_s = timing.step_time_s,
+          .step_time_low_s = bounds.step_time_low_s,
+          .step_time_high_s = bounds.step_time_high_s};
 }
 
 std::string sweep_summary(const std::vector<SweepRow>& rows) {

@@ -8,6 +8,8 @@
 //   lamb, ...); if none is, the first optimizer. speedup = baseline ms / optimizer ms.
 // - An optimizer with several stages (onebit-adam: warmup, compression) shows its last stage,
 //   the steady state the run spends most steps in; the header names it.
+// - Rows with bounds show them as [low..high] ms after the expected time (the step at the
+//   cluster's high and low bandwidths, sim/step_spread.h).
 // - Fields equal in every group (workload, cluster, batch, ...) go into the header line; the
 //   others become columns, so the table stays narrow.
 
@@ -31,13 +33,17 @@ struct SweepRow {
   int buckets = 0;
   std::string optimizer, stage;
   double step_time_s = 0;
+  // Bounds at the cluster's bandwidth spread (sim/step_spread.h); 0: not simulated, no range.
+  double step_time_low_s = 0, step_time_high_s = 0;
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SweepRow, workload, cluster, topology, gpu, gpus, gpus_per_node,
                                    nics_per_node, inter_node_gbps, batch_per_gpu, grad_accum,
-                                   overlap, buckets, optimizer, stage, step_time_s)
+                                   overlap, buckets, optimizer, stage, step_time_s, step_time_low_s,
+                                   step_time_high_s)
 
-SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing);
+SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing,
+                   const sim::StageBounds& bounds = {});
 
 // The table (several lines, each ending in '\n'); rows in sweep.csv order. Empty rows: "".
 std::string sweep_summary(const std::vector<SweepRow>& rows);

@@ -45,6 +45,9 @@ void add_public_spec_clusters(Registry<ClusterEntry>& r) {
          h100_25g});
 }
 
+// The calibrated constants of the two paper clusters (efficiencies, the IB uplink) are
+// the output of net_models/network_fit.h (`compopt profile --calibration --fit`; a test
+// checks they agree); their spreads are the extremes of the published rows around that fit.
 // Public specs: PCIe 3.0 x16 = 15.75 GB/s per direction (126 Gbit/s); V100
 // NVLink 2.0 = 6 links x 25 GB/s per direction (1200 Gbit/s); A100 NVLink 3.0 =
 // 12 links x 25 GB/s per direction (2400 Gbit/s). Efficiencies and the IB uplink
@@ -62,9 +65,13 @@ Registry<ClusterEntry> make_registry() {
   ethernet_v100.intra_node_efficiency = 0.2702;
   ethernet_v100.inter_node_gbps = 40;
   ethernet_v100.inter_node_latency_s = 50e-6;
-  ethernet_v100.inter_node_efficiency = 0.1209;
+  ethernet_v100.inter_node_efficiency = 0.1211;
   ethernet_v100.intra_node_transport = transport_profile("pcie");
   ethernet_v100.inter_node_transport = transport_profile("tcp");
+  ethernet_v100.inter_node_spread_low = 0.846;
+  ethernet_v100.inter_node_spread_high = 1.037;
+  ethernet_v100.spread_source =
+      "low: the paper's iperf 4.1 Gbit/s / the fitted 4.844; high: Table 1 row 6 (2 nodes)";
 
   ClusterSpec infiniband_v100;
   infiniband_v100.name = "infiniband-v100-8";
@@ -73,14 +80,18 @@ Registry<ClusterEntry> make_registry() {
   infiniband_v100.gpu = gpu_preset("V100-32GB");
   infiniband_v100.intra_node_gbps = 1200;
   infiniband_v100.intra_node_latency_s = 5e-6;
-  infiniband_v100.intra_node_efficiency = 0.2822;
+  infiniband_v100.intra_node_efficiency = 0.2828;
   infiniband_v100.inter_node_gbps = 100;
   infiniband_v100.inter_node_latency_s = 2e-6;
-  infiniband_v100.inter_node_efficiency = 0.5558;
+  infiniband_v100.inter_node_efficiency = 0.5565;
   infiniband_v100.topology = Topology::kFatTree;
   infiniband_v100.nodes_per_switch = 2;
-  infiniband_v100.uplink_gbps = 59.8;
+  infiniband_v100.uplink_gbps = 59.9;
   infiniband_v100.inter_node_transport = transport_profile("rdma");
+  infiniband_v100.inter_node_spread_low = 0.953;
+  infiniband_v100.inter_node_spread_high = 1.067;
+  infiniband_v100.spread_source =
+      "Table 1 rows 8-12: row 10 implies 4.7% less bandwidth than the fit, row 11 6.7% more";
 
   // No calibration rows for A100: NVLink efficiency taken from the V100 fit,
   // 10 Gbit/s as Birder reports it, Ethernet latency as for ethernet-v100-4.
@@ -91,7 +102,7 @@ Registry<ClusterEntry> make_registry() {
   ethernet_a100.gpu = gpu_preset("A100-80GB");
   ethernet_a100.intra_node_gbps = 2400;
   ethernet_a100.intra_node_latency_s = 5e-6;
-  ethernet_a100.intra_node_efficiency = 0.2822;
+  ethernet_a100.intra_node_efficiency = 0.2828;
   ethernet_a100.inter_node_gbps = 10;
   ethernet_a100.inter_node_latency_s = 50e-6;
   ethernet_a100.inter_node_efficiency = 1.0;

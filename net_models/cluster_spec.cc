@@ -98,6 +98,23 @@ void check_links(const ClusterSpec& spec) {
   }
 }
 
+// Spread factors: 0 (the link class's default) or low in [0.1, 1] and high in [1, 10].
+void check_spread(const ClusterSpec& spec) {
+  constexpr FieldRange kLow = {0.1, 1, false,
+                               "a factor on the effective bandwidth for the low prediction, 0 = "
+                               "the link class's default"};
+  constexpr FieldRange kHigh = {1, 10, false,
+                                "a factor on the effective bandwidth for the high prediction, 0 "
+                                "= the link class's default"};
+  const auto check = [&](double value, const FieldRange& range, const char* field) {
+    if (value != 0) require_in(value, range, field, spec.name);
+  };
+  check(spec.inter_node_spread_low, kLow, "inter_node_spread_low");
+  check(spec.inter_node_spread_high, kHigh, "inter_node_spread_high");
+  check(spec.intra_node_spread_low, kLow, "intra_node_spread_low");
+  check(spec.intra_node_spread_high, kHigh, "intra_node_spread_high");
+}
+
 void check_torus_dims(const ClusterSpec& spec) {
   const long product =
       std::accumulate(spec.torus_dims.begin(), spec.torus_dims.end(), 1L, std::multiplies<>());
@@ -183,6 +200,7 @@ void ClusterSpec::validate() const {
   check_links(*this);
   inter_node_transport.validate(fmt::format("cluster '{}': inter_node_transport", name));
   intra_node_transport.validate(fmt::format("cluster '{}': intra_node_transport", name));
+  check_spread(*this);
   check_nics(*this);
   check_topology(*this);
 }

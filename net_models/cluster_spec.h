@@ -83,6 +83,13 @@ struct ClusterSpec {
   // like NCCL_ALGO. Checked by the step simulator and the config readers.
   std::string allreduce_algorithm = "auto";
 
+  // Uncertainty of the effective bandwidths (net_models/bandwidth_spread.h, docs/calibration.md
+  // "Spread"): the low and high predictions run every link of a class at its bandwidth x
+  // the factor (low in 0.1..1, high in 1..10). 0: the default of the link class.
+  double inter_node_spread_low = 0, inter_node_spread_high = 0;
+  double intra_node_spread_low = 0, intra_node_spread_high = 0;
+  std::string spread_source;  // where the factors above come from; empty: class defaults
+
   // When set, the platform comes from this SimGrid XML file; nodes and
   // gpus_per_node then say how its hosts (in name order) group into nodes.
   std::string platform_file;

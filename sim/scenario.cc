@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/optim/optimizer_registry.h"
 #include "core/util/csv_schema.h"
 #include "core/util/error.h"
+#include "net_models/bandwidth_spread.h"
 #include "net_models/cluster_presets.h"
 
 namespace compopt::sim {
@@ -71,6 +74,10 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"inter_node_gbit_s"},
                                                  {"inter_node_efficiency"},
                                                  {"inter_node_effective_gbit_s", "{:.6g}"},
+                                                 {"inter_node_spread_low", "{:.4g}"},
+                                                 {"inter_node_spread_high", "{:.4g}"},
+                                                 {"intra_node_spread_low", "{:.4g}"},
+                                                 {"intra_node_spread_high", "{:.4g}"},
                                                  {"batch_per_gpu"},
                                                  {"grad_accum"},
                                                  {"overlap"},
@@ -81,6 +88,10 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"step_s", "{:.6e}"},
                                                  {"step_time_s", "{:.6e}"},
                                                  {"throughput_samples_s", "{:.3f}"},
+                                                 {"step_time_low_s", "{:.6e}"},
+                                                 {"step_time_high_s", "{:.6e}"},
+                                                 {"throughput_low_samples_s", "{:.3f}"},
+                                                 {"throughput_high_samples_s", "{:.3f}"},
                                                  {"allreduce_pct", "{:.2f}"},
                                                  {"bytes_per_gpu", "{:.0f}"},
                                                  {"inter_node_bytes", "{:.0f}"},
@@ -90,8 +101,12 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"total_steps"},
                                                  {"warmup_steps"},
                                                  {"time_to_train_h", "{:.6g}"},
+                                                 {"time_to_train_low_h", "{:.6g}"},
+                                                 {"time_to_train_high_h", "{:.6g}"},
                                                  {"steps_to_target"},
                                                  {"time_to_target_h", "{:.6g}"},
+                                                 {"time_to_target_low_h", "{:.6g}"},
+                                                 {"time_to_target_high_h", "{:.6g}"},
                                                  {"memory_weights_gb", kGb},
                                                  {"memory_gradients_gb", kGb},
                                                  {"memory_optimizer_gb", kGb},
@@ -130,6 +145,7 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
   const net::ClusterSpec& k = c.cluster;
   const TrainingTime& run = totals.training;
   const MemoryEstimate& m = totals.memory;
+  const StageBounds& b = totals.bounds.at(t.stage);
   return scenario_csv_schema().row({c.workload.name,
                                     k.name,
                                     net::topology_name(k.topology),
@@ -141,6 +157,10 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                                     k.inter_node_gbps,
                                     k.inter_node_efficiency,
                                     k.inter_node_gbps * k.inter_node_efficiency,
+                                    totals.spreads.inter_node.low,
+                                    totals.spreads.inter_node.high,
+                                    totals.spreads.intra_node.low,
+                                    totals.spreads.intra_node.high,
                                     c.batch_per_gpu,
                                     c.grad_accum,
                                     overlap_mode_name(c.overlap),
@@ -151,6 +171,10 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                                     t.step_s,
                                     t.step_time_s,
                                     t.throughput_samples_s,
+                                    b.step_time_low_s,
+                                    b.step_time_high_s,
+                                    b.throughput_low_samples_s,
+                                    b.throughput_high_samples_s,
                                     t.allreduce_pct(),
                                     t.bytes_per_gpu,
                                     t.inter_node_bytes,
@@ -160,8 +184,12 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                                     run.total_steps,
                                     run.warmup_steps,
                                     run.time_to_train_h,
+                                    totals.training_low.time_to_train_h,
+                                    totals.training_high.time_to_train_h,
                                     run.steps_to_target,
                                     run.time_to_target_h,
+                                    totals.training_low.time_to_target_h,
+                                    totals.training_high.time_to_target_h,
                                     m.weights_bytes / kBytesPerGb,
                                     m.gradients_bytes / kBytesPerGb,
                                     m.optimizer_bytes / kBytesPerGb,
@@ -174,17 +202,42 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                                     t.algorithm});
 }
 
-ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
-                               const std::vector<StageTiming>& timings) {
-  return {time_to_train(training, config, timings), estimate_memory(config)};
+namespace {
+
+// The smaller (`low`) or larger figure of two optional ones; absent when `a` is.
+std::optional<double> bound(const std::optional<double>& a, const std::optional<double>& b,
+                            bool low) {
+  if (!a || !b) return a;
+  return low ? std::min(*a, *b) : std::max(*a, *b);
 }
 
-std::string scenario_csv_rows(const StepConfig& config, const TrainingSpec& training,
-                              const std::vector<StageTiming>& timings) {
-  const ScenarioTotals totals = scenario_totals(config, training, timings);
-  std::string text;
-  for (const StageTiming& t : timings) text += scenario_csv_row(config, t, totals);
-  return text;
+// `expected` with its hours bounded by the other two runs' (low: the fewest hours).
+TrainingTime training_bound(const TrainingTime& expected, const TrainingTime& fast,
+                            const TrainingTime& slow, bool low) {
+  TrainingTime out = expected;
+  for (const TrainingTime* other : {&fast, &slow}) {
+    out.time_to_train_h = bound(out.time_to_train_h, other->time_to_train_h, low);
+    out.time_to_target_h = bound(out.time_to_target_h, other->time_to_target_h, low);
+  }
+  return out;
+}
+
+}  // namespace
+
+ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
+                               const std::vector<StageTiming>& timings) {
+  ScenarioTotals totals;
+  totals.training = time_to_train(training, config, timings);
+  totals.memory = estimate_memory(config);
+  const StepSpread spread = simulate_step_spread(config, timings);
+  for (size_t i = 0; i < timings.size(); ++i)
+    totals.bounds[timings[i].stage] = stage_bounds(timings, spread, i);
+  const TrainingTime fast = time_to_train(training, config, spread.fast);
+  const TrainingTime slow = time_to_train(training, config, spread.slow);
+  totals.training_low = training_bound(totals.training, fast, slow, true);
+  totals.training_high = training_bound(totals.training, fast, slow, false);
+  totals.spreads = net::link_spreads(config.cluster);
+  return totals;
 }
 
 }  // namespace compopt::sim

@@ -4,12 +4,15 @@
 // scenario and optimizer stage; the whole-run columns, time_to_train.h and
 // memory_estimate.h, repeat the scenario's figures on each of its stage rows).
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "net_models/bandwidth_spread.h"
 #include "sim/memory_estimate.h"
 #include "sim/step_simulator.h"
+#include "sim/step_spread.h"
 #include "sim/time_to_train.h"
 
 namespace compopt::sim {
@@ -42,10 +45,15 @@ struct Scenario {
   TrainingSpec training = {};  // [training]: whole-run figures, none by default
 };
 
-// The whole-run figures of a scenario, the same on each of its stage rows.
+// The whole-run figures of a scenario, the same on each of its stage rows, and the low / high
+// bounds of each stage (step_spread.h).
 struct ScenarioTotals {
   TrainingTime training;
   MemoryEstimate memory;
+  std::map<std::string, StageBounds> bounds;  // by stage name
+  // Time to train and to target at the high and at the low bandwidths (fewer hours first).
+  TrainingTime training_low, training_high;
+  net::LinkSpreads spreads;  // the factors of the two runs and their source
 };
 
 // Throws InvalidArgument naming the bad value (unknown preset or optimizer,
@@ -54,18 +62,17 @@ struct ScenarioTotals {
 StepConfig resolve_scenario(const Scenario& scenario);
 
 // Columns: inter_node_gbit_s is the NIC's nominal rate; the simulated links run at
-// inter_node_effective_gbit_s = nominal x inter_node_efficiency (the preset's fit).
+// inter_node_effective_gbit_s = nominal x inter_node_efficiency (the preset's fit). The
+// *_low / *_high columns bound the expected figure at the spread's bandwidths
+// (step_spread.h; *_spread_low/high are its factors).
 std::string scenario_csv_header();
 // The CSV columns that tell scenarios apart besides the optimizer (groups of the end-to-end
 // speedup and of the sweep's table).
 const std::vector<std::string>& scenario_key_columns();
 std::string scenario_csv_row(const StepConfig& config, const StageTiming& timing,
                              const ScenarioTotals& totals);
-// `timings` are simulate_step(config)'s rows.
+// `timings` are simulate_step(config)'s rows; runs the two simulations of the spread.
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
                                const std::vector<StageTiming>& timings);
-// The rows of all stages, with scenario_totals.
-std::string scenario_csv_rows(const StepConfig& config, const TrainingSpec& training,
-                              const std::vector<StageTiming>& timings);
 
 }  // namespace compopt::sim

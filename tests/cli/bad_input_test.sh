@@ -145,6 +145,13 @@ expect "profile set transport" "cluster.inter_node_transport: unknown transport 
   --set cluster.inter_node_transport=udp
 expect "profile set incast" "inter_node_transport: incast_loss = 3" "${P[@]}" \
   --set cluster.inter_node_incast_loss=3
+expect "profile spread low" "inter_node_spread_low = 2, expected 0.1..1" "${P[@]}" \
+  --set cluster.inter_node_spread_low=2
+expect "profile spread high" "intra_node_spread_high = 0.5, expected 1..10" "${P[@]}" \
+  --set cluster.intra_node_spread_high=0.5
+expect "profile fit without calibration" "expected --calibration with them" "${P[@]}" --fit
+expect "profile fit and cross-validate" "expected one of them" "${P[@]}" --calibration --fit \
+  --cross-validate
 expect "profile export torus" "a torus platform cannot be exported" "${P[@]}" --topology torus \
   --export-platform "$WORK/t.xml"
 expect "profile export nowhere" "$WORK/none/t.xml" "${P[@]}" --export-platform "$WORK/none/t.xml"

@@ -46,7 +46,8 @@ expected=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
   END { for (k = 0; k < n; ++k) { key = order[k]
     printf "%s %.2fx\n", key, adam[key] / onebit[key] } }' serial/sweep.csv)
 actual=$(awk '$1 == "gpus" && $2 == "Gbit/s" { table = 1; next } table && NF == 0 { exit }
-  table { sub(/[(]/, "", $5); sub(/[)]/, "", $5); print $1, $2, $5 }' serial.log)
+  table { match($0, /[(][0-9.]+x[)]/); print $1, $2, substr($0, RSTART + 1, RLENGTH - 2) }' \
+  serial.log)
 [ -n "$expected" ] && [ "$actual" = "$expected" ] \
   || fail "table speedups: got '$actual', expected from sweep.csv '$expected'"
 rows=$(awk '$1 == "gpus" && $2 == "Gbit/s" { table = 1; next } table && NF == 0 { exit }

@@ -42,7 +42,9 @@ has "sweep names the scenario" "gpt2-xl adam on ethernet-v100-4 x V100-16GB (16 
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 header = open(sys.argv[1]).readline().strip().split(",")
-tail = ["total_steps", "warmup_steps", "time_to_train_h", "steps_to_target", "time_to_target_h",
+tail = ["total_steps", "warmup_steps", "time_to_train_h", "time_to_train_low_h",
+        "time_to_train_high_h", "steps_to_target", "time_to_target_h", "time_to_target_low_h",
+        "time_to_target_high_h",
         "memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb",
         "memory_activations_gb", "memory_total_gb", "gpu_memory_gb", "fits_in_memory",
         "nics_per_node", "rail_optimized", "algorithm",
@@ -63,7 +65,10 @@ for r in rows:
     speedup = float(r["end_to_end_speedup"])
     assert abs(speedup - time["adam"] / time[r["optimizer"]]) < 1e-3, r
     assert r["fits_in_memory"] == "1", r
-    parts = sum(float(r[k]) for k in tail[5:9])
+    parts = sum(float(r[k]) for k in tail[9:13])
+    lo, mid, hi = (float(r[k]) for k in ("time_to_train_low_h", "time_to_train_h",
+                                         "time_to_train_high_h"))
+    assert lo < mid < hi, r
     assert abs(parts - float(r["memory_total_gb"])) < 0.005, r
 by = {r["optimizer"]: r for r in rows}
 assert by["adam"]["steps_to_target"] == "250"

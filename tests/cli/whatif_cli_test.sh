@@ -37,11 +37,12 @@ for r in rows:
         assert r["end_to_end_speedup"] == "1.0000", r
 speedup = {(r["inter_node_gbit_s"], r["nics_per_node"], r["batch_per_gpu"]):
            float(r["end_to_end_speedup"]) for r in rows if r["optimizer"] == "onebit-adam"}
-# One NIC: compression pays, more at 25 Gbit/s. Eight rails: NCCL's ring runs one channel per
-# rail, so the uncompressed allreduce is 8x faster and compression pays no more than at 200.
+# One NIC: compression pays at 25 Gbit/s, less at 200, where Adam's bucketed allreduce hides
+# behind backward and 1-bit Adam's compressed one (after backward) cannot. Eight rails: NCCL's
+# ring runs one channel per rail, so compression pays no more than on one NIC.
 for batch in ("2", "4"):
-    assert speedup[("25", "1", batch)] > speedup[("200", "1", batch)] > 1, speedup
-    assert speedup[("25", "8", batch)] >= speedup[("200", "8", batch)], speedup
+    assert speedup[("25", "1", batch)] > max(1, speedup[("200", "1", batch)]), speedup
+    assert speedup[("25", "1", batch)] > speedup[("25", "8", batch)], speedup
 algorithms = {r["algorithm"] for r in rows if r["stage"] in ("full_precision", "warmup")}
 assert algorithms <= {"ring", "tree"} and algorithms, algorithms
 PY

@@ -177,6 +177,29 @@ TEST(ClusterConfig, BadInputNamesTheKey) {
   EXPECT_THAT(error_of("[cluster]\npreset = \"dgx-z\""), HasSubstr("dgx-z"));
 }
 
+// The bandwidth spread: factors and their source from the table, refused out of range.
+TEST(ClusterConfig, SpreadKeys) {
+  const net::ClusterSpec c = parse(
+      "[cluster]\npreset = \"dgx-h100\"\ninter_node_spread_low = 0.7\n"
+      "inter_node_spread_high = 1.2\nintra_node_spread_low = 0.95\nintra_node_spread_high = 1\n");
+  EXPECT_EQ(c.inter_node_spread_low, 0.7);
+  EXPECT_EQ(c.inter_node_spread_high, 1.2);
+  EXPECT_EQ(c.intra_node_spread_low, 0.95);
+  EXPECT_EQ(c.intra_node_spread_high, 1.0);
+  EXPECT_EQ(c.spread_source, "the cluster config");
+  EXPECT_EQ(parse("[cluster]\ninter_node_spread_low = 0.9\nspread_source = \"our iperf runs\"")
+                .spread_source,
+            "our iperf runs");
+  EXPECT_THAT(error_of("[cluster]\ninter_node_spread_low = 1.5"),
+              HasSubstr("inter_node_spread_low = 1.5, expected 0.1..1"));
+  EXPECT_THAT(error_of("[cluster]\ninter_node_spread_high = 0.5"),
+              HasSubstr("inter_node_spread_high = 0.5, expected 1..10"));
+  EXPECT_THAT(error_of("[cluster]\nintra_node_spread_low = -1"),
+              HasSubstr("intra_node_spread_low = -1"));
+  EXPECT_THAT(error_of("[cluster]\nintra_node_spread_high = \"wide\""),
+              HasSubstr("cluster.intra_node_spread_high at line 2: expected a number"));
+}
+
 TEST(ClusterConfig, ANewNameStartsFromDefaultsNotTheScenariosPreset) {
   // No preset and no name: the scenario's preset (ethernet-v100-4, fitted efficiencies).
   const SweepConfig changed = parse_sweep_config("[cluster]\ngpus_per_node = 2\n", "s.toml", {});

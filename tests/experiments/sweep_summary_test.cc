@@ -107,6 +107,21 @@ TEST(SweepSummary, MissingOptimizerOfAGroupIsADash) {
             "  16  3000   1000 (3.00x)              -");
 }
 
+// Rows with bounds show [low..high] ms after the expected time, and the header says what
+// they are; the speedup stays the expected one.
+TEST(SweepSummary, BoundsFollowTheExpectedTime) {
+  std::vector<SweepRow> rows = {row(8, "adam", "full_precision", 2.0),
+                                row(8, "birder", "compression", 0.5)};
+  rows[0].step_time_low_s = 1.8;
+  rows[0].step_time_high_s = 2.5;
+  rows[1].step_time_low_s = 0.45;
+  rows[1].step_time_high_s = 0.6;
+  const std::string summary = sweep_summary(rows);
+  EXPECT_THAT(summary, HasSubstr("[low..high]: ms at the cluster's bandwidth spread"));
+  EXPECT_EQ(table_lines(summary, "adam").back(), "2000 [1800..2500]  500.0 [450.0..600.0] (4.00x)");
+  EXPECT_THAT(sweep_summary(two_groups()), Not(HasSubstr("low..high")));
+}
+
 TEST(SweepSummary, EmptyRowsGiveNoTable) { EXPECT_EQ(sweep_summary({}), ""); }
 
 TEST(SweepSummary, SweepRowTakesTheResolvedValues) {

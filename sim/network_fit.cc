@@ -1,0 +1,184 @@
+#include "sim/network_fit.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "core/util/error.h"
+#include "net_models/cluster_presets.h"
+#include "sim/scenario.h"
+
+namespace compopt::sim {
+namespace {
+
+using net::ClusterSpec;
+using net::ProfileRow;
+
+// The presets whose link parameters come from the published rows.
+constexpr std::array<const char*, 2> kFittedClusters = {"ethernet-v100-4", "infiniband-v100-8"};
+constexpr int kMaxIterations = 50;
+constexpr double kTolerance = 1e-6;  // on the geometric mean of predicted / published
+
+// A fat-tree row whose ring leaves its leaf switch: the uplinks set its pace.
+bool spans_leaves(const ClusterSpec& spec, const ProfileRow& row) {
+  return spec.topology == net::Topology::kFatTree && spec.nodes_per_switch > 0 &&
+         row.nodes > spec.nodes_per_switch;
+}
+
+// What a parameter without rows takes, and why; `fit` holds the clusters fitted so far.
+using Fallback = std::pair<double, std::string>;
+
+Fallback intra_fallback(const NetworkFit& fit, const ClusterSpec& spec) {
+  for (const FittedParameter& other : fit.parameters) {
+    if (other.name == "intra_node_efficiency" && other.cluster != spec.name &&
+        other.fallback.empty())
+      return {other.value, fmt::format("no 1-node row: {}'s fit {:.4f}, the only other GPU-link "
+                                       "measurement",
+                                       other.cluster, other.value)};
+  }
+  return {1.0, "no 1-node row on any cluster: the nominal GPU link"};
+}
+
+Fallback inter_fallback(const NetworkFit&, const ClusterSpec&) {
+  return {1.0, "no row within one switch: the nominal NIC (the clusters' fabrics differ)"};
+}
+
+Fallback uplink_fallback(const NetworkFit&, const ClusterSpec&) {
+  return {0.0, "no row across leaf switches: uplinks of the NICs' sum (no oversubscription)"};
+}
+
+// One free parameter: how to read and set it, which rows it governs, whether the cluster has
+// it, where its search starts (the nominal link: efficiency 1, an uplink as fast as one NIC)
+// and what it takes without rows.
+struct Parameter {
+  const char* name;
+  double (*get)(const ClusterSpec&);
+  void (*set)(ClusterSpec&, double);
+  bool (*governs)(const ClusterSpec&, const ProfileRow&);
+  bool (*applies)(const ClusterSpec&);
+  double (*start)(const ClusterSpec&);
+  Fallback (*fallback)(const NetworkFit&, const ClusterSpec&);
+};
+
+const std::vector<Parameter>& parameters() {
+  static const std::vector<Parameter> table = {
+      {"intra_node_efficiency", [](const ClusterSpec& c) { return c.intra_node_efficiency; },
+       [](ClusterSpec& c, double v) { c.intra_node_efficiency = std::min(v, 1.0); },
+       [](const ClusterSpec&, const ProfileRow& r) { return r.nodes == 1; },
+       [](const ClusterSpec&) { return true; }, [](const ClusterSpec&) { return 1.0; },
+       intra_fallback},
+      {"inter_node_efficiency", [](const ClusterSpec& c) { return c.inter_node_efficiency; },
+       [](ClusterSpec& c, double v) { c.inter_node_efficiency = std::min(v, 1.0); },
+       [](const ClusterSpec& c, const ProfileRow& r) { return r.nodes > 1 && !spans_leaves(c, r); },
+       [](const ClusterSpec&) { return true; }, [](const ClusterSpec&) { return 1.0; },
+       inter_fallback},
+      {"uplink_gbps", [](const ClusterSpec& c) { return c.uplink_gbps; },
+       [](ClusterSpec& c, double v) { c.uplink_gbps = v; },
+       [](const ClusterSpec& c, const ProfileRow& r) { return spans_leaves(c, r); },
+       [](const ClusterSpec& c) {
+         return c.topology == net::Topology::kFatTree && c.nodes_per_switch > 0;
+       },
+       [](const ClusterSpec& c) { return c.inter_node_gbps; }, uplink_fallback},
+  };
+  return table;
+}
+
+// Multiplies the parameter by the geometric mean of predicted / published over `rows` until
+// that mean is 1; returns the value.
+double fit_parameter(ClusterSpec& spec, const Parameter& p, const std::vector<ProfileRow>& rows) {
+  p.set(spec, p.start(spec));
+  for (int i = 0; i < kMaxIterations; ++i) {
+    double log_sum = 0;
+    for (const ProfileRow& row : rows)
+      log_sum += std::log(predicted_allreduce_ms(spec, row) / row.allreduce_ms);
+    const double factor = std::exp(log_sum / static_cast<double>(rows.size()));
+    p.set(spec, p.get(spec) * factor);
+    if (std::abs(factor - 1) < kTolerance) break;
+  }
+  return p.get(spec);
+}
+
+// Fits parameter `p` of every cluster in `fit` that has rows for it, then gives the others
+// their fallback.
+void fit_across_clusters(NetworkFit& fit, const Parameter& p, const std::vector<ProfileRow>& rows) {
+  std::vector<size_t> without;
+  for (size_t c = 0; c < fit.clusters.size(); ++c) {
+    ClusterSpec& spec = fit.clusters[c];
+    if (!p.applies(spec)) continue;
+    std::vector<ProfileRow> mine;
+    for (const ProfileRow& row : rows)
+      if (row.cluster == spec.name && p.governs(spec, row)) mine.push_back(row);
+    if (mine.empty()) {
+      without.push_back(c);
+      continue;
+    }
+    const double value = fit_parameter(spec, p, mine);
+    fit.parameters.push_back({spec.name, p.name, value, static_cast<int>(mine.size()), ""});
+  }
+  for (size_t c : without) {
+    ClusterSpec& spec = fit.clusters[c];
+    const auto [value, why] = p.fallback(fit, spec);
+    p.set(spec, value);
+    fit.parameters.push_back({spec.name, p.name, value, 0, why});
+  }
+}
+
+}  // namespace
+
+const ClusterSpec& NetworkFit::cluster(const std::string& name) const {
+  for (const ClusterSpec& spec : clusters)
+    if (spec.name == name) return spec;
+  throw InvalidArgument(fmt::format("cluster '{}' has no fitted network, expected one of {}", name,
+                                    fmt::join(kFittedClusters, ", ")));
+}
+
+double predicted_allreduce_ms(const ClusterSpec& cluster, const ProfileRow& row) {
+  Scenario s;
+  s.cluster = cluster.name;
+  s.cluster_spec = cluster;
+  s.gpus = row.gpus;
+  s.batch_per_gpu = row.batch_per_gpu;
+  s.grad_accum = row.grad_accum;
+  s.overlap = OverlapMode::kOff;  // DeepSpeed's engine allreduces after backward
+  return 1e3 * simulate_step(resolve_scenario(s)).front().comm_s;
+}
+
+NetworkFit fit_network(const std::vector<ProfileRow>& rows) {
+  NetworkFit fit;
+  for (const char* name : kFittedClusters) {
+    ClusterSpec spec = net::cluster_preset(name);
+    for (const Parameter& p : parameters())
+      if (p.applies(spec)) p.set(spec, p.start(spec));  // nothing of the preset's fit stays
+    fit.clusters.push_back(spec);
+  }
+  for (const Parameter& p : parameters()) fit_across_clusters(fit, p, rows);
+  return fit;
+}
+
+double preset_parameter(const ClusterSpec& spec, const std::string& name) {
+  for (const Parameter& p : parameters())
+    if (name == p.name) return p.get(spec);
+  throw InvalidArgument(fmt::format("fitted parameter '{}' is unknown", name));
+}
+
+std::vector<HeldOutRow> cross_validate(const std::vector<ProfileRow>& rows) {
+  std::vector<HeldOutRow> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::vector<ProfileRow> others = rows;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+    const NetworkFit fit = fit_network(others);
+    HeldOutRow held{
+        i + 1, rows[i], predicted_allreduce_ms(fit.cluster(rows[i].cluster), rows[i]), 0, {}};
+    held.error_pct = 100.0 * (held.predicted_ms - rows[i].allreduce_ms) / rows[i].allreduce_ms;
+    for (const FittedParameter& p : fit.parameters)
+      if (p.cluster == rows[i].cluster && !p.fallback.empty())
+        held.fallbacks.push_back(p.name + ": " + p.fallback);
+    out.push_back(std::move(held));
+  }
+  return out;
+}
+
+}  // namespace compopt::sim

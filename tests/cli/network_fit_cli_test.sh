@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `compopt profile --calibration --fit` and `--cross-validate`: the fit on all rows agrees
+# with the presets (network_fit.csv), the leave-one-out table has one row per published row
+# with its fallback stated where a held-out row leaves a parameter without data, and a plain
+# profile prints and writes low <= expected <= high.
+#   network_fit_cli_test.sh COMPOPT_BINARY
+set -uo pipefail
+BIN=$1
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+"$BIN" profile --calibration --fit --out "$WORK/fit" > "$WORK/fit.log" 2>&1 ||
+  fail "--fit failed: $(tail -3 "$WORK/fit.log")"
+/usr/bin/python3 - "$WORK/fit/network_fit.csv" <<'PY' || fail "network_fit.csv check failed"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 5, rows
+for r in rows:
+    assert abs(float(r["difference_pct"])) < 0.05, r
+    assert r["fallback"] == "", r
+PY
+
+"$BIN" profile --calibration --cross-validate --out "$WORK/cv" > "$WORK/cv.log" 2>&1 ||
+  fail "--cross-validate failed: $(tail -3 "$WORK/cv.log")"
+grep -q "^median |error| .*%, worst .*%" "$WORK/cv.log" || fail "no median line: $(cat "$WORK/cv.log")"
+/usr/bin/python3 - "$WORK/cv/cross_validation.csv" <<'PY' || fail "cross_validation.csv check failed"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["row"]) for r in rows] == list(range(1, 14)), rows
+for r in rows:
+    pred, pub, err = (float(r[k]) for k in ("predicted_allreduce_ms", "published_allreduce_ms",
+                                            "error_pct"))
+    assert abs(100 * (pred - pub) / pub - err) < 0.01, r
+    alone = r["nodes"] == "1" or (r["cluster"] == "infiniband-v100-8" and r["nodes"] == "2")
+    assert (r["fallback"] != "") == alone, r
+PY
+
+"$BIN" profile --optimizer birder --gpus 16 --out "$WORK/p" > "$WORK/p.log" 2>&1 ||
+  fail "profile failed: $(tail -3 "$WORK/p.log")"
+grep -q "low..high at the bandwidth spread (inter-node" "$WORK/p.log" || fail "no bounds line"
+/usr/bin/python3 - "$WORK/p/profile.csv" <<'PY' || fail "profile.csv bounds check failed"
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    lo, mid, hi = (float(r[k]) for k in ("step_time_low_s", "step_time_s", "step_time_high_s"))
+    assert lo < mid < hi, r
+    tlo, tmid, thi = (float(r[k]) for k in ("throughput_low_samples_s", "throughput_samples_s",
+                                            "throughput_high_samples_s"))
+    assert tlo < tmid < thi, r
+    assert r["inter_node_spread_low"] == "0.846" and r["inter_node_spread_high"] == "1.037", r
+PY
+
+[ "$failures" -eq 0 ] && echo "network fit CLI: all checks passed"
+exit "$failures"
