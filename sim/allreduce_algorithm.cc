@@ -36,6 +36,7 @@ Registry<AllreduceAlgorithm> make_registry() {
   tree.nccl_bandwidth = nccl_tree_bandwidth;
   tree.bandwidth_factor = kNcclTreeBandwidthFactor;
   tree.on_platform_files = false;
+  tree.timing_nodes = 64;
   r.add(std::move(ring)).add(std::move(tree));
   return r;
 }

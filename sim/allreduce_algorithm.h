@@ -28,6 +28,12 @@ struct AllreduceAlgorithm : RegistryEntry {
   // Whether it runs on a user's platform XML. SimGrid 3.32 crashes loading an XML platform
   // in an engine after one that ran flow rounds, so there only the one-channel ring runs.
   bool on_platform_files = true;
+  // 0: its rounds are timed on the whole cluster. k > 0: from k nodes on its round time no
+  // longer depends on the node count (every node's links carry a flow pattern already present
+  // on k nodes, and a flow's bytes do not depend on the node count;
+  // tests/sim/allreduce_algorithm_test.cc checks it), so on a cluster whose nodes are alike
+  // (collapsed_rounds.h, collapsible) it is timed on k nodes and its traffic counted on all.
+  int timing_nodes = 0;
 };
 
 const Registry<AllreduceAlgorithm>& allreduce_algorithm_registry();

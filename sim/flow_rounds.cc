@@ -38,18 +38,15 @@ double time_round(const net::ClusterSpec& cluster, const net::PlatformHosts& hos
 
 FlowTiming time_job(const net::ClusterSpec& cluster, const net::PlatformHosts& hosts,
                     const std::vector<FlowRound>& rounds) {
-  const int g = cluster.gpus_per_node;
-  std::vector<double> sent(static_cast<size_t>(cluster.gpus()), 0.0);
   FlowTiming out;
+  const FlowTraffic traffic = flow_traffic(cluster, rounds);
+  out.bytes_per_gpu = traffic.bytes_per_gpu;
+  out.inter_node_bytes = traffic.inter_node_bytes;
   double one = 0;
   const FlowRound* previous = nullptr;
   for (const FlowRound& round : rounds) {
     if (previous == nullptr || previous->flows != round.flows)
       one = time_round(cluster, hosts, round);
-    for (const Flow& f : round.flows) {
-      sent[static_cast<size_t>(f.src)] += round.repeat * f.bytes;
-      if (f.src / g != f.dst / g) out.inter_node_bytes += round.repeat * f.bytes / cluster.nodes;
-    }
     const double start = out.seconds;
     out.seconds += round.repeat * one;
     if (previous != nullptr && std::string_view(previous->phase) == round.phase) {
@@ -59,11 +56,24 @@ FlowTiming time_job(const net::ClusterSpec& cluster, const net::PlatformHosts& h
     }
     previous = &round;
   }
-  out.bytes_per_gpu = sent.empty() ? 0.0 : *std::max_element(sent.begin(), sent.end());
   return out;
 }
 
 }  // namespace
+
+FlowTraffic flow_traffic(const net::ClusterSpec& cluster, const std::vector<FlowRound>& rounds) {
+  const int g = cluster.gpus_per_node;
+  std::vector<double> sent(static_cast<size_t>(cluster.gpus()), 0.0);
+  FlowTraffic out;
+  for (const FlowRound& round : rounds) {
+    for (const Flow& f : round.flows) {
+      sent[static_cast<size_t>(f.src)] += round.repeat * f.bytes;
+      if (f.src / g != f.dst / g) out.inter_node_bytes += round.repeat * f.bytes / cluster.nodes;
+    }
+  }
+  out.bytes_per_gpu = sent.empty() ? 0.0 : *std::max_element(sent.begin(), sent.end());
+  return out;
+}
 
 std::vector<FlowTiming> simulate_flow_jobs(const net::ClusterSpec& cluster,
                                            const std::vector<std::vector<FlowRound>>& jobs) {

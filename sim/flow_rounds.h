@@ -36,6 +36,14 @@ struct FlowTiming {
   std::vector<PhaseSpan> spans;  // one per run of consecutive rounds of one phase, from 0
 };
 
+struct FlowTraffic {
+  double bytes_per_gpu = 0;     // simulated bytes the busiest GPU sends
+  double inter_node_bytes = 0;  // simulated bytes leaving each node (mean over nodes)
+};
+
+// What `rounds` send on `cluster` (arithmetic, no simulation).
+FlowTraffic flow_traffic(const net::ClusterSpec& cluster, const std::vector<FlowRound>& rounds);
+
 // Every job's timing (a job is one collective's rounds), all simulated in one engine on
 // `cluster`'s platform. A round whose flows equal the round before it reuses its time.
 std::vector<FlowTiming> simulate_flow_jobs(const net::ClusterSpec& cluster,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -146,8 +147,18 @@ struct PreparedCollective {
   bool by_rounds = false;
   std::vector<ShiftRound> rounds;
   const AllreduceAlgorithm* algorithm = nullptr;
-  std::vector<FlowRound> flows;
+  std::vector<FlowRound> flows;        // over the whole cluster (its traffic)
+  std::vector<FlowRound> timed_flows;  // the same on flow_nodes nodes, when fewer (its time)
+  int flow_nodes = 0;                  // nodes the flows are timed on
 };
+
+// `cluster` cut to `nodes` nodes (fewer than it has) under one switch.
+net::ClusterSpec cut_cluster(const net::ClusterSpec& cluster, int nodes) {
+  net::ClusterSpec cut = cluster;
+  cut.nodes = nodes;
+  cut.nodes_per_switch = 0;
+  return cut;
+}
 
 PreparedCollective prepare(const StepConfig& config, const CollectiveRequest& request,
                            size_t proxy) {
@@ -160,6 +171,12 @@ PreparedCollective prepare(const StepConfig& config, const CollectiveRequest& re
     const double bytes = request.modeled * config.workload.wire_bytes();
     out.algorithm = &choose_allreduce_algorithm(cluster.allreduce_algorithm, bytes, cluster);
     out.flows = out.algorithm->rounds(bytes, cluster);
+    out.flow_nodes = cluster.nodes;
+    const int k = out.algorithm->timing_nodes;
+    if (!out.flows.empty() && k > 0 && cluster.nodes > k && collapsible(cluster)) {
+      out.flow_nodes = k;
+      out.timed_flows = out.algorithm->rounds(bytes, cut_cluster(cluster, k));
+    }
     if (!out.flows.empty()) return out;
   }
   out.by_rounds = !config.full_collectives && timed_by_rounds(stage.scheme, cluster);
@@ -246,6 +263,29 @@ void charge_algorithm(const StepConfig& config, const CollectiveRequest& request
   }
 }
 
+// The requests `flowing` (patterns given as flows), in one engine per node count they are
+// timed on: their time on that many nodes, their traffic on the whole cluster.
+void simulate_flows(const net::ClusterSpec& cluster, const std::vector<CollectiveRequest>& requests,
+                    const std::vector<PreparedCollective>& prepared,
+                    const std::vector<size_t>& flowing, std::vector<CommMeasure>& out) {
+  std::map<int, std::vector<size_t>> by_nodes;
+  for (const size_t k : flowing) by_nodes[prepared[k].flow_nodes].push_back(k);
+  for (const auto& [nodes, group] : by_nodes) {
+    std::vector<std::vector<FlowRound>> jobs;
+    for (const size_t k : group)
+      jobs.push_back(nodes < cluster.nodes ? prepared[k].timed_flows : prepared[k].flows);
+    const std::vector<FlowTiming> timed =
+        simulate_flow_jobs(nodes < cluster.nodes ? cut_cluster(cluster, nodes) : cluster, jobs);
+    for (size_t j = 0; j < group.size(); ++j) {
+      const size_t k = group[j];
+      take_timing(timed[j], requests[k].spans, cluster.gpus(), out[k]);
+      const FlowTraffic traffic = flow_traffic(cluster, prepared[k].flows);
+      out[k].bytes_per_gpu = traffic.bytes_per_gpu;
+      out[k].inter_node_bytes = traffic.inter_node_bytes;
+    }
+  }
+}
+
 // Every requested collective of a step, simulated on a proxy, in as few engines as the
 // platform allows: its simulated duration (slowest rank), modeled traffic and, if
 // requested, every rank's phases from the start of its collective. Patterns given as
@@ -260,13 +300,11 @@ std::vector<CommMeasure> simulate_collectives(const StepConfig& config,
   const size_t proxy = proxy_length(cluster.gpus(), config.proxy_min);
   std::vector<PreparedCollective> prepared;
   std::vector<RoundJob> jobs;
-  std::vector<std::vector<FlowRound>> flow_jobs;
   std::vector<size_t> collapsed, flowing, rest;
   for (size_t k = 0; k < requests.size(); ++k) {
     prepared.push_back(prepare(config, requests[k], proxy));
     if (!prepared[k].flows.empty()) {
       flowing.push_back(k);
-      flow_jobs.push_back(prepared[k].flows);
     } else if (prepared[k].by_rounds && collapsible(cluster)) {
       collapsed.push_back(k);
       jobs.push_back({prepared[k].rounds, prepared[k].wire});
@@ -281,11 +319,7 @@ std::vector<CommMeasure> simulate_collectives(const StepConfig& config,
     for (size_t j = 0; j < collapsed.size(); ++j)
       take_timing(timed[j], requests[collapsed[j]].spans, cluster.gpus(), out[collapsed[j]]);
   }
-  if (!flow_jobs.empty()) {
-    const std::vector<FlowTiming> timed = simulate_flow_jobs(cluster, flow_jobs);
-    for (size_t j = 0; j < flowing.size(); ++j)
-      take_timing(timed[j], requests[flowing[j]].spans, cluster.gpus(), out[flowing[j]]);
-  }
+  if (!flowing.empty()) simulate_flows(cluster, requests, prepared, flowing, out);
   for (size_t k = 0; k < requests.size(); ++k)
     charge_algorithm(config, requests[k], prepared[k], out[k]);
   return out;

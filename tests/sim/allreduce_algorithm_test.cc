@@ -195,3 +195,40 @@ TEST(AllreduceAlgorithm, StepRowsChargeAndReportTheChosenAlgorithm) {
 
 }  // namespace
 }  // namespace compopt::sim
+
+namespace compopt::sim {
+namespace {
+
+// The tree's round time stops depending on the node count from its timing_nodes on (even and
+// odd counts: tree 1 is mirrored or shifted), which is what lets the step simulator time it
+// on that many nodes; a step on a large cluster charges the same time as on timing_nodes.
+TEST(AllreduceAlgorithm, TreeRoundTimeIsTheSameFromItsTimingNodesOn) {
+  const AllreduceAlgorithm& tree = allreduce_algorithm_registry().get("tree");
+  ASSERT_GT(tree.timing_nodes, 1);
+  const int k = tree.timing_nodes;
+  for (const auto& [gpus_per_node, nics] : {std::pair{1, 1}, std::pair{4, 4}}) {
+    const double at_k = flow_seconds(cluster(k, gpus_per_node, nics),
+                                     tree.rounds(kBytes, cluster(k, gpus_per_node, nics)));
+    for (const int nodes : {k + 1, 2 * k + 3}) {
+      const net::ClusterSpec c = cluster(nodes, gpus_per_node, nics);
+      EXPECT_NEAR(flow_seconds(c, tree.rounds(kBytes, c)), at_k, 1e-9 * at_k)
+          << nodes << " nodes x " << gpus_per_node << " GPUs, " << nics << " NICs";
+    }
+  }
+  StepConfig config;
+  config.workload = net::workload_preset("bert-large-seq128");
+  config.optimizer = "adam";
+  config.overlap = OverlapMode::kOff;
+  config.cluster = cluster(2 * k + 3, 2, 1);
+  config.cluster.allreduce_algorithm = "tree";
+  const StageTiming big = simulate_step(config).front();
+  const double bytes =
+      static_cast<double>(config.workload.parameters) * config.workload.wire_bytes();
+  const double simulated = flow_seconds(config.cluster, tree.rounds(bytes, config.cluster));
+  EXPECT_NEAR(big.comm_s,
+              simulated / tree.bandwidth_factor + tree.latency_s(bytes, config.cluster),
+              1e-9 * big.comm_s);
+}
+
+}  // namespace
+}  // namespace compopt::sim
