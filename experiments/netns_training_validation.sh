@@ -97,6 +97,7 @@ gpus_per_node = 1
 inter_node_gbps = $(awk "BEGIN { print $1 / 1000 }")
 inter_node_latency_s = $(awk "BEGIN { print $SIM_LATENCY_US * 1e-6 }")
 inter_node_efficiency = $LINK_EFFICIENCY
+inter_node_transport = "tcp"
 TOML
 }
 

@@ -6,7 +6,7 @@
 // channels, NCCL's double binary tree), where round_timing.h's shift rounds do not
 // apply. Flows of one round between the same pair of GPUs must be merged by the
 // caller (one message per pair and round). One actor posts every flow of a round at
-// once through post_flow (flow_post.h) on the whole cluster's platform, so a GPU's
+// once through time_flows (flow_post.h) on the whole cluster's platform, so a GPU's
 // incoming flows share its links from the start and no actor per GPU is needed. No
 // payload is sent; the wire map does not apply (flows carry simulated bytes).
 

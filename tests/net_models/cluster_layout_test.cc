@@ -75,7 +75,7 @@ TEST(ClusterLayout, OneNicKeepsTheNodeZonesOfBefore) {
   EXPECT_EQ(route_names(layout, 0, 2), (std::vector<std::string>{"node0-nic+", "leaf0-uplink+",
                                                                  "leaf1-uplink-", "node2-nic-"}));
   EXPECT_DOUBLE_EQ(layout.links()[layout.route(0, 2)[1].link].bytes_per_s,
-                   59.8e9 / 8 * c.inter_node_efficiency);
+                   c.uplink_gbps * 1e9 / 8 * c.inter_node_efficiency);
 }
 
 TEST(ClusterLayout, PresetsTakeTheirFabricFigures) {

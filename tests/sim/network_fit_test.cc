@@ -25,7 +25,7 @@ const FittedParameter& parameter(const NetworkFit& fit, const std::string& clust
   throw std::runtime_error("no fitted " + cluster + " " + name);
 }
 
-// The presets print 4 significant digits (59.8 for the uplink): within 0.05% of the fit.
+// The presets print 4 significant digits (59.9 for the uplink): within 0.05% of the fit.
 TEST(NetworkFit, FitOnAllRowsReproducesThePresetConstants) {
   const NetworkFit fit = fit_network(net::onebit_adam_profile_rows());
   ASSERT_EQ(fit.parameters.size(), 5u);  // 2 + 3 free parameters, docs/calibration.md
