@@ -102,5 +102,6 @@ if __name__ == "__main__":
         "fanin-client": lambda: fanin_client(addr, port, int(sys.argv[4])),
     }
     if mode not in modes:
-        raise SystemExit(f"netns_transport_probe: mode '{mode}', expected one of {', '.join(modes)}")
+        raise SystemExit(
+            f"netns_transport_probe: mode '{mode}', expected one of {', '.join(modes)}")
     modes[mode]()

@@ -373,6 +373,28 @@ void add_calibration_flags(CLI::App& cmd, Options& o) {
                "(cross_validation.csv)");
 }
 
+// The flags that shape the scenario beyond its presets: size, network, batch, overlap.
+void add_scenario_flags(CLI::App& cmd, Options& o) {
+  cmd.add_option("--gpus", o.scenario.gpus, "GPUs (0 = the preset's)")->capture_default_str();
+  cmd.add_option("--gpus-per-node,--ranks-per-node", o.scenario.gpus_per_node,
+                 "GPUs per node (0 = the preset's; --ranks-per-node is an alias)");
+  cmd.add_option("--inter-node-gbps", o.scenario.inter_node_gbps,
+                 "NIC bandwidth (0 = the preset's)");
+  cmd.add_option("--topology", o.scenario.topology,
+                 "star, fat-tree, torus or dragonfly (default: the preset's)");
+  cmd.add_option("--batch-per-gpu", o.scenario.batch_per_gpu,
+                 "micro-batch per GPU (0 = the workload's)");
+  cmd.add_option("--grad-accum", o.scenario.grad_accum, "gradient accumulation steps")
+      ->capture_default_str();
+  cmd.add_flag("--overlap{on}", o.overlap,
+               "auto: each stage overlaps backward (DDP-style buckets) as its optimizer's "
+               "implementation does (docs/optimizers.md); on (bare --overlap): every stage; off: "
+               "none")
+      ->capture_default_str();
+  cmd.add_option("--buckets", o.scenario.buckets,
+                 "buckets of an overlapped stage (0 = 25 MB buckets)");
+}
+
 }  // namespace
 
 void register_profile_command(CLI::App& app) {
@@ -393,24 +415,7 @@ void register_profile_command(CLI::App& app) {
                   "any registered optimizer or alias (docs/optimizers.md, e.g. adam, momentum-sgd, "
                   "onebit-adam, birder)")
       ->capture_default_str();
-  cmd->add_option("--gpus", o->scenario.gpus, "GPUs (0 = the preset's)")->capture_default_str();
-  cmd->add_option("--gpus-per-node,--ranks-per-node", o->scenario.gpus_per_node,
-                  "GPUs per node (0 = the preset's; --ranks-per-node is an alias)");
-  cmd->add_option("--inter-node-gbps", o->scenario.inter_node_gbps,
-                  "NIC bandwidth (0 = the preset's)");
-  cmd->add_option("--topology", o->scenario.topology,
-                  "star, fat-tree, torus or dragonfly (default: the preset's)");
-  cmd->add_option("--batch-per-gpu", o->scenario.batch_per_gpu,
-                  "micro-batch per GPU (0 = the workload's)");
-  cmd->add_option("--grad-accum", o->scenario.grad_accum, "gradient accumulation steps")
-      ->capture_default_str();
-  cmd->add_flag("--overlap{on}", o->overlap,
-                "auto: each stage overlaps backward (DDP-style buckets) as its optimizer's "
-                "implementation does (docs/optimizers.md); on (bare --overlap): every stage; off: "
-                "none")
-      ->capture_default_str();
-  cmd->add_option("--buckets", o->scenario.buckets,
-                  "buckets of an overlapped stage (0 = 25 MB buckets)");
+  add_scenario_flags(*cmd, *o);
   cmd->add_option("--set", o->sets,
                   "key=value of a sweep config for one scenario, after the flags (repeatable), "
                   "e.g. --set workload.name=bert-large --set cluster.gpus_per_node=8");

@@ -53,7 +53,7 @@ void add_public_spec_clusters(Registry<ClusterEntry>& r) {
 // 12 links x 25 GB/s per direction (2400 Gbit/s). Efficiencies and the IB uplink
 // are fitted in docs/calibration.md; latencies are typical figures (they change
 // the fitted rows by < 1%).
-Registry<ClusterEntry> make_registry() {
+ClusterSpec ethernet_v100_preset() {
   ClusterSpec ethernet_v100;
   ethernet_v100.name = "ethernet-v100-4";
   ethernet_v100.nodes = 16;
@@ -72,7 +72,10 @@ Registry<ClusterEntry> make_registry() {
   ethernet_v100.inter_node_spread_high = 1.037;
   ethernet_v100.spread_source =
       "low: the paper's iperf 4.1 Gbit/s / the fitted 4.844; high: Table 1 row 6 (2 nodes)";
+  return ethernet_v100;
+}
 
+ClusterSpec infiniband_v100_preset() {
   ClusterSpec infiniband_v100;
   infiniband_v100.name = "infiniband-v100-8";
   infiniband_v100.nodes = 8;
@@ -92,7 +95,12 @@ Registry<ClusterEntry> make_registry() {
   infiniband_v100.inter_node_spread_high = 1.067;
   infiniband_v100.spread_source =
       "Table 1 rows 8-12: row 10 implies 4.7% less bandwidth than the fit, row 11 6.7% more";
+  return infiniband_v100;
+}
 
+Registry<ClusterEntry> make_registry() {
+  const ClusterSpec ethernet_v100 = ethernet_v100_preset();
+  const ClusterSpec infiniband_v100 = infiniband_v100_preset();
   // No calibration rows for A100: NVLink efficiency taken from the V100 fit,
   // 10 Gbit/s as Birder reports it, Ethernet latency as for ethernet-v100-4.
   ClusterSpec ethernet_a100;

@@ -140,66 +140,79 @@ const std::vector<std::string>& scenario_key_columns() {
   return columns;
 }
 
+namespace {
+
+// The scenario's cluster and batch columns, up to the overlap mode.
+std::vector<CsvCell> scenario_cells(const StepConfig& c, const StageTiming& t,
+                                    const ScenarioTotals& totals) {
+  const net::ClusterSpec& k = c.cluster;
+  return {c.workload.name,
+          k.name,
+          net::topology_name(k.topology),
+          c.optimizer,
+          t.stage,
+          k.nodes,
+          k.gpus_per_node,
+          k.gpus(),
+          k.inter_node_gbps,
+          k.inter_node_efficiency,
+          k.inter_node_gbps * k.inter_node_efficiency,
+          totals.spreads.inter_node.low,
+          totals.spreads.inter_node.high,
+          totals.spreads.intra_node.low,
+          totals.spreads.intra_node.high,
+          c.batch_per_gpu,
+          c.grad_accum,
+          overlap_mode_name(c.overlap)};
+}
+
+}  // namespace
+
 std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                              const ScenarioTotals& totals) {
   const net::ClusterSpec& k = c.cluster;
   const TrainingTime& run = totals.training;
   const MemoryEstimate& m = totals.memory;
   const StageBounds& b = totals.bounds.at(t.stage);
-  return scenario_csv_schema().row({c.workload.name,
-                                    k.name,
-                                    net::topology_name(k.topology),
-                                    c.optimizer,
-                                    t.stage,
-                                    k.nodes,
-                                    k.gpus_per_node,
-                                    k.gpus(),
-                                    k.inter_node_gbps,
-                                    k.inter_node_efficiency,
-                                    k.inter_node_gbps * k.inter_node_efficiency,
-                                    totals.spreads.inter_node.low,
-                                    totals.spreads.inter_node.high,
-                                    totals.spreads.intra_node.low,
-                                    totals.spreads.intra_node.high,
-                                    c.batch_per_gpu,
-                                    c.grad_accum,
-                                    overlap_mode_name(c.overlap),
-                                    t.forward_s,
-                                    t.backward_compute_s,
-                                    t.comm_s,
-                                    t.compress_s,
-                                    t.step_s,
-                                    t.step_time_s,
-                                    t.throughput_samples_s,
-                                    b.step_time_low_s,
-                                    b.step_time_high_s,
-                                    b.throughput_low_samples_s,
-                                    b.throughput_high_samples_s,
-                                    t.allreduce_pct(),
-                                    t.bytes_per_gpu,
-                                    t.inter_node_bytes,
-                                    k.gpu.name,
-                                    net::precision_name(c.workload.compute_precision),
-                                    t.compute_utilization,
-                                    run.total_steps,
-                                    run.warmup_steps,
-                                    run.time_to_train_h,
-                                    totals.training_low.time_to_train_h,
-                                    totals.training_high.time_to_train_h,
-                                    run.steps_to_target,
-                                    run.time_to_target_h,
-                                    totals.training_low.time_to_target_h,
-                                    totals.training_high.time_to_target_h,
-                                    m.weights_bytes / kBytesPerGb,
-                                    m.gradients_bytes / kBytesPerGb,
-                                    m.optimizer_bytes / kBytesPerGb,
-                                    m.activations_bytes / kBytesPerGb,
-                                    m.total_bytes() / kBytesPerGb,
-                                    m.gpu_bytes / kBytesPerGb,
-                                    m.fits(),
-                                    k.nics_per_node,
-                                    k.rail_optimized,
-                                    t.algorithm});
+  std::vector<CsvCell> cells = scenario_cells(c, t, totals);
+  const std::vector<CsvCell> rest = {t.forward_s,
+                                     t.backward_compute_s,
+                                     t.comm_s,
+                                     t.compress_s,
+                                     t.step_s,
+                                     t.step_time_s,
+                                     t.throughput_samples_s,
+                                     b.step_time_low_s,
+                                     b.step_time_high_s,
+                                     b.throughput_low_samples_s,
+                                     b.throughput_high_samples_s,
+                                     t.allreduce_pct(),
+                                     t.bytes_per_gpu,
+                                     t.inter_node_bytes,
+                                     k.gpu.name,
+                                     net::precision_name(c.workload.compute_precision),
+                                     t.compute_utilization,
+                                     run.total_steps,
+                                     run.warmup_steps,
+                                     run.time_to_train_h,
+                                     totals.training_low.time_to_train_h,
+                                     totals.training_high.time_to_train_h,
+                                     run.steps_to_target,
+                                     run.time_to_target_h,
+                                     totals.training_low.time_to_target_h,
+                                     totals.training_high.time_to_target_h,
+                                     m.weights_bytes / kBytesPerGb,
+                                     m.gradients_bytes / kBytesPerGb,
+                                     m.optimizer_bytes / kBytesPerGb,
+                                     m.activations_bytes / kBytesPerGb,
+                                     m.total_bytes() / kBytesPerGb,
+                                     m.gpu_bytes / kBytesPerGb,
+                                     m.fits(),
+                                     k.nics_per_node,
+                                     k.rail_optimized,
+                                     t.algorithm};
+  cells.insert(cells.end(), rest.begin(), rest.end());
+  return scenario_csv_schema().row(cells);
 }
 
 namespace {
