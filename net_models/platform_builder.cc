@@ -109,6 +109,20 @@ std::vector<sg4::Link*> create_links(const ClusterSpec& spec, const ClusterLayou
   return links;
 }
 
+// The layout's group zones (sealed, hosts listed by node) and links inside `fabric`; the
+// fabric's own routes are the caller's.
+std::vector<sg4::Link*> fill_fabric(const ClusterSpec& spec, const ClusterLayout& layout,
+                                    sg4::NetZone* fabric, std::vector<GroupZone>& zones,
+                                    PlatformHosts& hosts) {
+  for (const LayoutGroup& group : layout.groups()) zones.push_back(create_group(group, fabric));
+  std::vector<sg4::Link*> links = create_links(spec, layout, fabric, zones);
+  for (size_t g = 0; g < zones.size(); ++g) {
+    seal_group(layout.groups()[g], zones[g], links);
+    add_hosts(layout.groups()[g], hosts);
+  }
+  return links;
+}
+
 // Several NICs per node or several leaf switches (net_models/cluster_layout.h): one full
 // zone with explicit routes between star zones of the GPUs of one NIC (O(groups^2)
 // routes), the construction here that routes a node's NIC groups to each other through its
@@ -116,12 +130,7 @@ std::vector<sg4::Link*> create_links(const ClusterSpec& spec, const ClusterLayou
 void build_full_fabric(const ClusterSpec& spec, const ClusterLayout& layout, PlatformHosts& hosts) {
   sg4::NetZone* fabric = sg4::create_full_zone("fabric");
   std::vector<GroupZone> zones;
-  for (const LayoutGroup& group : layout.groups()) zones.push_back(create_group(group, fabric));
-  const std::vector<sg4::Link*> links = create_links(spec, layout, fabric, zones);
-  for (size_t g = 0; g < zones.size(); ++g) {
-    seal_group(layout.groups()[g], zones[g], links);
-    add_hosts(layout.groups()[g], hosts);
-  }
+  const std::vector<sg4::Link*> links = fill_fabric(spec, layout, fabric, zones, hosts);
   for (size_t a = 0; a < zones.size(); ++a) {
     for (size_t b = 0; b < zones.size(); ++b) {
       if (a == b) continue;
@@ -144,11 +153,8 @@ void build_full_fabric(const ClusterSpec& spec, const ClusterLayout& layout, Pla
 void build_star_fabric(const ClusterSpec& spec, const ClusterLayout& layout, PlatformHosts& hosts) {
   sg4::NetZone* fabric = sg4::create_star_zone("fabric");
   std::vector<GroupZone> zones;
-  for (const LayoutGroup& group : layout.groups()) zones.push_back(create_group(group, fabric));
-  const std::vector<sg4::Link*> links = create_links(spec, layout, fabric, zones);
+  const std::vector<sg4::Link*> links = fill_fabric(spec, layout, fabric, zones, hosts);
   for (size_t g = 0; g < zones.size(); ++g) {
-    seal_group(layout.groups()[g], zones[g], links);
-    add_hosts(layout.groups()[g], hosts);
     fabric->add_route(zones[g].zone->get_netpoint(), nullptr, zones[g].gateway, nullptr,
                       {sg4::LinkInRoute(links[layout.nic_link(g)], Dir::UP)}, true);
   }

@@ -15,6 +15,7 @@
 #include "net_models/cluster_presets.h"
 #include "sim/proxy_wire.h"
 #include "sim/scenario.h"
+#include "tests/support/matches_full_simulation.h"
 
 namespace compopt::sim {
 namespace {
@@ -22,30 +23,8 @@ namespace {
 using ::testing::HasSubstr;
 
 void expect_collapse_matches_full(const Scenario& s) {
-  StepConfig fast = resolve_scenario(s);
-  ASSERT_TRUE(collapsible(fast.cluster)) << s.cluster;
-  StepConfig full = fast;
-  full.full_collectives = true;
-  const auto a = simulate_step(fast), b = simulate_step(full);
-  ASSERT_EQ(a.size(), b.size());
-  // Rounds charge each round's per-message cost before its flows start; the real flat
-  // all-to-all posts its next message while the last one is still on the wire, so with a
-  // per-message transport cost (tcp) the two may differ by up to one cost per round (n - 1
-  // rounds). Without one (nvlink, rdma) they agree to rounding.
-  const double alpha = fast.cluster.inter_node_transport.message_overhead_s;
-  const double buckets = s.overlap == OverlapMode::kOn ? std::max(1, s.buckets) : 1;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const double slack =
-        a[i].algorithm == "compressed-flat" ? (fast.cluster.gpus() - 1) * alpha * buckets : 0.0;
-    const std::string what = s.cluster + " " + s.optimizer + " " + a[i].stage + " " +
-                             std::to_string(s.gpus) + " GPUs, " + std::to_string(s.gpus_per_node) +
-                             " per node" + (s.overlap == OverlapMode::kOn ? ", overlap" : "");
-    EXPECT_GT(b[i].comm_s, 0) << what;
-    EXPECT_NEAR(a[i].comm_s, b[i].comm_s, 1e-9 * b[i].comm_s + slack) << what;
-    EXPECT_LE(b[i].comm_s, a[i].comm_s * (1 + 1e-9)) << what << ": rounds never undercharge";
-    EXPECT_NEAR(a[i].bytes_per_gpu, b[i].bytes_per_gpu, 1e-9 * b[i].bytes_per_gpu) << what;
-    EXPECT_NEAR(a[i].inter_node_bytes, b[i].inter_node_bytes, 1e-9 * b[i].inter_node_bytes) << what;
-  }
+  ASSERT_TRUE(collapsible(resolve_scenario(s).cluster)) << s.cluster;
+  expect_matches_full_simulation(s, 1e-9);
 }
 
 TEST(CollapsedRounds, HierarchicalMatchesTheFullSimulation) {
