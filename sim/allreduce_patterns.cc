@@ -13,6 +13,7 @@ std::vector<int> node_order(const net::ClusterSpec& cluster, int channels, int c
                             bool reverse) {
   const int g = cluster.gpus_per_node, first = channel * g / channels;
   std::vector<int> order;
+  order.reserve(static_cast<size_t>(g));
   for (int k = 0; k < g; ++k) order.push_back(node * g + (first + k) % g);
   if (reverse) std::reverse(order.begin(), order.end());
   return order;

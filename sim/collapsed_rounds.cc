@@ -44,6 +44,7 @@ double time_round(const net::ClusterSpec& cluster, const net::PlatformHosts& hos
                   const std::vector<Flow>& flows, uint64_t bytes) {
   const int g = cluster.gpus_per_node;
   std::vector<PlannedFlow> planned;
+  planned.reserve(flows.size());
   for (const Flow& f : flows) {
     planned.push_back(
         {.src = hosts.by_node[static_cast<size_t>(f.src_node)][static_cast<size_t>(f.src_local)],

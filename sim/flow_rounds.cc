@@ -26,6 +26,7 @@ double time_round(const net::ClusterSpec& cluster, const net::PlatformHosts& hos
                   const FlowRound& round) {
   const int g = cluster.gpus_per_node;
   std::vector<PlannedFlow> planned;
+  planned.reserve(round.flows.size());
   for (const Flow& f : round.flows) {
     planned.push_back({.src = host_of(hosts, f.src, g),
                        .dst = host_of(hosts, f.dst, g),

@@ -50,7 +50,7 @@ double nccl_ring_latency_s(double bytes, const net::ClusterSpec& cluster) {
 double nccl_tree_latency_s(double /*bytes*/, const net::ClusterSpec& cluster) {
   if (cluster.gpus() < 2) return 0;
   const double intra_us = over_pcie(cluster) ? kTreePcieUs : kTreeNvlinkUs;
-  const int levels = std::bit_width(static_cast<unsigned>(cluster.nodes)) - 1;
+  const int levels = static_cast<int>(std::bit_width(static_cast<unsigned>(cluster.nodes))) - 1;
   return 1e-6 * (kTreeBaseUs + 2 * ((cluster.gpus_per_node - 1) * intra_us + levels * kTreeNetUs));
 }
 
