@@ -187,26 +187,26 @@ PreparedCollective prepare(const StepConfig& config, const CollectiveRequest& re
   return out;
 }
 
-// The requests `todo` run in one run_sim on the whole cluster, one after the other from a
+// The requests `chosen` run in one run_sim on the whole cluster, one after the other from a
 // zero-cost rendezvous of all ranks: the rounds by every rank (simulate_rounds) or the real
 // collective in full.
 void simulate_on_every_rank(const StepConfig& config,
                             const std::vector<CollectiveRequest>& requests,
                             const std::vector<PreparedCollective>& prepared, size_t proxy,
-                            const std::vector<size_t>& todo, std::vector<CommMeasure>& out) {
+                            const std::vector<size_t>& chosen, std::vector<CommMeasure>& out) {
   const net::ClusterSpec& cluster = config.cluster;
   const auto n = static_cast<size_t>(cluster.gpus());
   const auto precision =
       config.workload.wire_bytes() == 2 ? WirePrecision::kFp16 : WirePrecision::kFp32;
-  std::vector<std::vector<RoundTiming>> timing(todo.size(), std::vector<RoundTiming>(n));
-  for (const size_t k : todo) {
+  std::vector<std::vector<RoundTiming>> timing(chosen.size(), std::vector<RoundTiming>(n));
+  for (const size_t k : chosen) {
     if (requests[k].spans) out[k].spans.assign(n, {});
   }
   run_sim({.cluster = cluster}, [&](Communicator& comm) {
     SimTransport& transport = SimTransport::of(comm);
     const auto r = static_cast<size_t>(comm.rank());
-    for (size_t j = 0; j < todo.size(); ++j) {
-      const size_t k = todo[j];
+    for (size_t j = 0; j < chosen.size(); ++j) {
+      const size_t k = chosen[j];
       transport.sync();
       transport.set_wire_map(WireMap(1.0));  // what a fresh run charges before the collective
       PhaseLog log;
@@ -220,8 +220,8 @@ void simulate_on_every_rank(const StepConfig& config,
       if (requests[k].spans) out[k].spans[r] = from_first_phase(log.spans());
     }
   });
-  for (size_t j = 0; j < todo.size(); ++j) {
-    CommMeasure& m = out[todo[j]];
+  for (size_t j = 0; j < chosen.size(); ++j) {
+    CommMeasure& m = out[chosen[j]];
     for (const RoundTiming& t : timing[j]) {
       m.seconds = std::max(m.seconds, t.seconds);
       m.bytes_per_gpu = std::max(m.bytes_per_gpu, t.bytes_sent);
