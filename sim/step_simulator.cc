@@ -264,7 +264,8 @@ void charge_algorithm(const StepConfig& config, const CollectiveRequest& request
 }
 
 // The requests `flowing` (patterns given as flows), in one engine per node count they are
-// timed on: their time on that many nodes, their traffic on the whole cluster.
+// timed on: their time on that many nodes, their traffic on the whole cluster (counted again
+// there only when they were timed on fewer nodes).
 void simulate_flows(const net::ClusterSpec& cluster, const std::vector<CollectiveRequest>& requests,
                     const std::vector<PreparedCollective>& prepared,
                     const std::vector<size_t>& flowing, std::vector<CommMeasure>& out) {
@@ -279,6 +280,7 @@ void simulate_flows(const net::ClusterSpec& cluster, const std::vector<Collectiv
     for (size_t j = 0; j < group.size(); ++j) {
       const size_t k = group[j];
       take_timing(timed[j], requests[k].spans, cluster.gpus(), out[k]);
+      if (nodes == cluster.nodes) continue;  // timed on the whole cluster: traffic counted there
       const FlowTraffic traffic = flow_traffic(cluster, prepared[k].flows);
       out[k].bytes_per_gpu = traffic.bytes_per_gpu;
       out[k].inter_node_bytes = traffic.inter_node_bytes;
