@@ -20,6 +20,7 @@ configure: deps
 
 build: deps $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+	@bash scripts/install_python_path.sh
 
 test: build
 	cd $(BUILD_DIR) && ctest -j $(JOBS) $(CTEST_FLAGS)

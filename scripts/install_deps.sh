@@ -10,7 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libboost-dev libisal-dev openmpi-bin libopenmpi-dev
   dataset-fashion-mnist
-  python3 python3-matplotlib python3-pytest python3-flake8
+  python3 python3-dev python3-matplotlib python3-pytest python3-flake8
+  pybind11-dev python3-numpy python3-pandas python3-torch python3-torchvision python3.11-doc
 )
 
 missing=()

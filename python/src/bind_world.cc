@@ -1,0 +1,45 @@
+// World (world.h) in Python: _compopt.World(backend, ranks, op_timeout_s); compopt.init() in
+// python/compopt/_world.py chooses the backend from the launcher's environment.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+#include "python/src/bindings.h"
+#include "python/src/world.h"
+#include "real_backend/backend_registry.h"
+
+namespace compopt::python {
+
+World::World(const std::string& backend, int ranks, std::optional<double> op_timeout_s)
+    : backend_(backend) {
+  const BackendEntry& entry = backend_registry().get(backend);
+  WorldOptions options;
+  options.ranks = ranks;
+  options.op_timeout_s = op_timeout_s;
+  const pybind11::gil_scoped_release release;
+  session_ = std::make_unique<WorldSession>(entry, options);
+}
+
+void bind_world(pybind11::module_& m) {
+  namespace py = pybind11;
+  py::class_<World>(m, "World", "This process's rank in a world of ranks (compopt.init())")
+      .def(py::init<const std::string&, int, std::optional<double>>(), py::arg("backend"),
+           py::arg("ranks"), py::arg("op_timeout_s") = std::nullopt)
+      .def_property_readonly("backend", &World::backend)
+      .def_property_readonly("rank", &World::rank)
+      .def_property_readonly("size", &World::size)
+      .def_property_readonly("node", &World::node)
+      .def_property_readonly("num_nodes", &World::num_nodes)
+      .def_property_readonly("open", &World::open)
+      .def("close", &World::close, py::arg("failure") = std::nullopt,
+           py::call_guard<py::gil_scoped_release>(),
+           "Leaves the world; with failure, as a failed rank (peers are told)")
+      .def("__repr__", [](World& w) {
+        if (!w.open()) return "World(backend='" + w.backend() + "', closed)";
+        return "World(backend='" + w.backend() + "', rank=" + std::to_string(w.rank()) +
+               ", size=" + std::to_string(w.size()) + ")";
+      });
+}
+
+}  // namespace compopt::python
