@@ -24,6 +24,7 @@ def _optimizer():
 
 
 def test_init_refuses_another_backend_while_a_world_is_open():
+    compopt.init()
     with pytest.raises(compopt.InvalidArgument, match="already joined a 'local' world"):
         compopt.init(backend="tcp")
 
