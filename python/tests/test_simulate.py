@@ -150,3 +150,9 @@ def test_a_workload_file_without_the_table_is_refused(tmp_path):
     path.write_text('[cluster]\npreset = "dgx-a100"\n')
     with pytest.raises(compopt.InvalidArgument, match=r"no \[workload\] table"):
         compopt.simulate(str(path), "dgx-a100")
+
+
+def test_simulate_forks_cleanly_while_a_world_holds_its_backend_thread():
+    world = compopt.init()
+    frame = compopt.simulate("gpt2-small", "dgx-a100", "onebit-lamb", 16)
+    assert list(frame["stage"]) == ["warmup", "compression"] and world.open
