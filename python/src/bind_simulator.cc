@@ -101,8 +101,8 @@ void apply_source(sim::Scenario& s, toml::table& root, const py::handle& value,
   } else if (py::isinstance<py::str>(value) && names_toml_file(value.cast<std::string>())) {
     root.insert(table, toml_table_of_file(value.cast<std::string>(), table));
   } else {
-    s.*preset = option_value<std::string>(value, table,
-                                          "a preset name, a dict or the path of a TOML file");
+    s.*preset =
+        option_value<std::string>(value, table, "a preset name, a dict or the path of a TOML file");
   }
 }
 
@@ -116,9 +116,8 @@ std::string simulate_profile(const py::handle& workload, const py::handle& clust
   apply_source(s, root, workload, "workload", &sim::Scenario::workload);
   apply_source(s, root, cluster, "cluster", &sim::Scenario::cluster);
   if (!training.is_none()) {
-    root.insert("training",
-                toml_from_python(option_value<py::dict>(training, "training", "a dict"),
-                                 "training"));
+    root.insert("training", toml_from_python(option_value<py::dict>(training, "training", "a dict"),
+                                             "training"));
   }
   apply_options(s, options);
   s = cli::scenario_from_table(s, std::move(root), "simulate");
@@ -134,8 +133,8 @@ std::string simulate_profile(const py::handle& workload, const py::handle& clust
 
 cli::SweepConfig sweep_config_of(const py::handle& config) {
   if (py::isinstance<py::dict>(config)) {
-    return cli::sweep_config_from_table(toml_from_python(config.cast<py::dict>(), "config"),
-                                        "dict", {});
+    return cli::sweep_config_from_table(toml_from_python(config.cast<py::dict>(), "config"), "dict",
+                                        {});
   }
   return cli::load_sweep_config(
       option_value<std::string>(config, "config", "a dict or the path of a TOML file"), {});
@@ -144,8 +143,8 @@ cli::SweepConfig sweep_config_of(const py::handle& config) {
 // (sweep.csv's text, the warning about scenarios that do not fit in memory or "").
 std::pair<std::string, std::string> sweep(const py::handle& config, int jobs) {
   if (jobs < 0 || jobs > cli::kMaxJobs) {
-    throw InvalidArgument(fmt::format(
-        "jobs={}: expected 0..{} processes at once, 0 = all cores", jobs, cli::kMaxJobs));
+    throw InvalidArgument(fmt::format("jobs={}: expected 0..{} processes at once, 0 = all cores",
+                                      jobs, cli::kMaxJobs));
   }
   const cli::SweepConfig c = sweep_config_of(config);
   const int parallel = cli::parallel_jobs(jobs);

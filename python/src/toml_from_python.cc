@@ -36,9 +36,11 @@ void put_value(const py::handle& value, const std::string& key, Put&& put) {
   if (py::isinstance<py::dict>(value)) return put(toml_from_python(value.cast<py::dict>(), key));
   if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value))
     return put(array_of(value.cast<py::sequence>(), key));
-  throw InvalidArgument(fmt::format(
-      "{} = {}: a value of type {}, expected a bool, int, float, str, list or dict", key,
-      py::repr(value).cast<std::string>(), py::type::of(value).attr("__name__").cast<std::string>()));
+  if (py::hasattr(value, "__float__")) return put(value.cast<double>());  // numpy.float32
+  throw InvalidArgument(
+      fmt::format("{} = {}: a value of type {}, expected a bool, int, float, str, list or dict",
+                  key, py::repr(value).cast<std::string>(),
+                  py::type::of(value).attr("__name__").cast<std::string>()));
 }
 
 toml::array array_of(const py::sequence& items, const std::string& key) {
@@ -56,8 +58,8 @@ toml::table toml_from_python(const py::dict& dict, const std::string& where) {
   toml::table out;
   for (const auto& [key, value] : dict) {
     if (!py::isinstance<py::str>(key)) {
-      throw InvalidArgument(fmt::format("{}: the key {} is not a string", where,
-                                        py::repr(key).cast<std::string>()));
+      throw InvalidArgument(
+          fmt::format("{}: the key {} is not a string", where, py::repr(key).cast<std::string>()));
     }
     const std::string name = key.cast<std::string>();
     put_value(value, where + "." + name,

@@ -156,3 +156,11 @@ def test_simulate_forks_cleanly_while_a_world_holds_its_backend_thread():
     world = compopt.init()
     frame = compopt.simulate("gpt2-small", "dgx-a100", "onebit-lamb", 16)
     assert list(frame["stage"]) == ["warmup", "compression"] and world.open
+
+
+def test_numpy_scalars_read_as_the_python_numbers_they_hold():
+    def workload(parameters, gflops):
+        return {"name": "x", "parameters": parameters, "forward_gflops_per_sample": gflops}
+    pd.testing.assert_frame_equal(
+        compopt.simulate(workload(np.int64(10**6), np.float32(0.5)), "dgx-a100", gpus=8),
+        compopt.simulate(workload(10**6, 0.5), "dgx-a100", gpus=8))
