@@ -164,3 +164,14 @@ def test_numpy_scalars_read_as_the_python_numbers_they_hold():
     pd.testing.assert_frame_equal(
         compopt.simulate(workload(np.int64(10**6), np.float32(0.5)), "dgx-a100", gpus=8),
         compopt.simulate(workload(10**6, 0.5), "dgx-a100", gpus=8))
+
+
+def test_a_dict_or_list_that_contains_itself_is_refused():
+    loop = {"name": "x"}
+    loop["transformer"] = loop
+    with pytest.raises(compopt.InvalidArgument, match="nested deeper than 32"):
+        compopt.simulate(loop, "dgx-a100")
+    items = []
+    items.append(items)
+    with pytest.raises(compopt.InvalidArgument, match="nested deeper than 32"):
+        compopt.sweep({"sweep": {"gpus": items}})
