@@ -17,6 +17,7 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -106,6 +107,30 @@ void apply_source(sim::Scenario& s, toml::table& root, const py::handle& value,
   }
 }
 
+// simulate_profile_csv in a forked process. An InvalidArgument there (a platform file SimGrid
+// refuses) comes back as one: the child answers "csv\n" + the CSV or "invalid\n" + the message.
+std::string simulate_forked(const sim::Scenario& s) {
+  constexpr std::string_view kCsv = "csv\n", kInvalid = "invalid\n";
+  const auto work = [&](size_t) {
+    try {
+      return std::string(kCsv) + cli::simulate_profile_csv(s);
+    } catch (const InvalidArgument& e) {
+      return std::string(kInvalid) + e.what();
+    }
+  };
+  std::string answer;
+  {
+    const py::gil_scoped_release release;
+    answer = cli::run_forked({.count = 1,
+                              .parallel = 1,
+                              .work = work,
+                              .describe = [](size_t) { return std::string("simulate"); }})
+                 .front();
+  }
+  if (answer.starts_with(kInvalid)) throw InvalidArgument(answer.substr(kInvalid.size()));
+  return answer.substr(kCsv.size());
+}
+
 std::string simulate_profile(const py::handle& workload, const py::handle& cluster,
                              const std::string& optimizer, int gpus, const py::dict& options,
                              const py::handle& training) {
@@ -123,12 +148,7 @@ std::string simulate_profile(const py::handle& workload, const py::handle& clust
   s = cli::scenario_from_table(s, std::move(root), "simulate");
   cli::check_simulation_memory(sim::resolve_scenario(s).cluster.gpus(), 1, "gpus",
                                MemoryBudget::of_this_machine());
-  const py::gil_scoped_release release;
-  return cli::run_forked({.count = 1,
-                          .parallel = 1,
-                          .work = [&](size_t) { return cli::simulate_profile_csv(s); },
-                          .describe = [&](size_t) { return std::string("simulate"); }})
-      .front();
+  return simulate_forked(s);
 }
 
 cli::SweepConfig sweep_config_of(const py::handle& config) {

@@ -175,3 +175,10 @@ def test_a_dict_or_list_that_contains_itself_is_refused():
     items.append(items)
     with pytest.raises(compopt.InvalidArgument, match="nested deeper than 32"):
         compopt.sweep({"sweep": {"gpus": items}})
+
+
+def test_a_platform_file_simgrid_refuses_raises_invalid_argument(tmp_path):
+    path = tmp_path / "bad.xml"
+    path.write_text("<platform>not closed")
+    with pytest.raises(compopt.InvalidArgument, match=f"platform file '{path}' is malformed"):
+        compopt.simulate("bert-large-seq128", "ethernet-v100-4", platform=str(path))
