@@ -109,8 +109,8 @@ def workload_from_torch(model, sample, name=None, *, batch_size=None, **keys):
     counted ones. Pass the result to compopt.simulate or into a sweep config's "workload".
     """
     batch = _batch_of(sample, batch_size)
-    if batch <= 0:
-        raise ValueError(f"workload_from_torch: batch_size={batch}, expected >= 1")
+    if not isinstance(batch, int) or batch <= 0:
+        raise ValueError(f"workload_from_torch: batch_size={batch!r}, expected an int >= 1")
     totals = _run(model, sample)
     if totals["layers"] == 0:
         raise ValueError("workload_from_torch: no Linear, Conv1d/2d/3d or MultiheadAttention "

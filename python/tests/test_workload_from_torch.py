@@ -103,7 +103,8 @@ def test_simulate_takes_the_result_and_keys_override_the_counts():
 @pytest.mark.parametrize("model, sample, kwargs, message", [
     (nn.Linear(2, 2), "text", {}, "sample must be a tensor or a tuple of tensors"),
     (nn.ReLU(), torch.zeros(2, 2), {}, "no Linear, Conv1d/2d/3d or MultiheadAttention ran"),
-    (nn.Linear(2, 2), torch.zeros(2, 2), {"batch_size": 0}, "batch_size=0, expected >= 1"),
+    (nn.Linear(2, 2), torch.zeros(2, 2), {"batch_size": 0}, "batch_size=0, expected an int"),
+    (nn.Linear(2, 2), torch.zeros(2, 2), {"batch_size": "2"}, "batch_size='2', expected an int"),
 ])
 def test_bad_input_raises_value_error_naming_it(model, sample, kwargs, message):
     with pytest.raises(ValueError, match=message):
