@@ -25,6 +25,7 @@
 #include "experiments/commands.h"
 #include "experiments/memory_estimates.h"
 #include "experiments/run_directory.h"
+#include "experiments/scenario_rows.h"
 #include "experiments/sweep_config.h"
 #include "net_models/calibration_rows.h"
 #include "net_models/cluster_presets.h"
@@ -173,15 +174,11 @@ void run_profile(const Options& o) {
                "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
                "samples/s", "algorithm");
     const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
-    std::string csv = sim::scenario_csv_header();
-    for (const sim::StageTiming& t : timings) {
-      print_breakdown(config, t);
-      csv += sim::scenario_csv_row(config, t, totals);
-    }
+    for (const sim::StageTiming& t : timings) print_breakdown(config, t);
     print_bounds(timings, totals);
     print_training(totals);
     print_memory(config, totals.memory);
-    dir.write_file("profile.csv", csv);
+    dir.write_file("profile.csv", profile_csv(config, timings, totals));
     if (o.trace) trace_path = write_trace(o, config, timings, phases, dir);
     dir.write_run_json({{"workload", config.workload.name},
                         {"cluster", o.scenario.cluster},

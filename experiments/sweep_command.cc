@@ -15,10 +15,10 @@
 
 #include "core/util/error.h"
 #include "experiments/commands.h"
-#include "experiments/forked_jobs.h"
 #include "experiments/memory_estimates.h"
 #include "experiments/option_ranges.h"
 #include "experiments/run_directory.h"
+#include "experiments/scenario_rows.h"
 #include "experiments/sweep_config.h"
 #include "experiments/sweep_distribution.h"
 #include "experiments/sweep_summary.h"
@@ -61,56 +61,15 @@ class Progress {
   bool tty_;
 };
 
-// What a forked scenario sends back: its sweep.csv rows and their values for the summary.
-std::string simulate_scenario(const sim::Scenario& scenario) {
-  const sim::StepConfig config = sim::resolve_scenario(scenario);
-  const std::vector<sim::StageTiming> timings = sim::simulate_step(config);
-  const sim::ScenarioTotals totals = sim::scenario_totals(config, scenario.training, timings);
-  std::vector<SweepRow> rows;
-  std::string csv;
-  for (const auto& t : timings) {
-    rows.push_back(sweep_row(config, t, totals.bounds.at(t.stage)));
-    csv += sim::scenario_csv_row(config, t, totals);
-  }
-  return nlohmann::json{{"csv", csv}, {"rows", rows}}.dump();
-}
-
 // Simulates the scenarios `indexes` each in its own forked process, `jobs` at a time; returns
-// their results (simulate_scenario) in that order.
+// their results (simulate_sweep_scenario) in that order.
 std::vector<std::string> run_share(const std::vector<sim::Scenario>& scenarios,
                                    const std::vector<size_t>& indexes, int jobs,
                                    const SweepWorld& world) {
   Progress progress(indexes.size(),
                     world.size > 1 ? fmt::format("rank {}/{}: ", world.rank, world.size) : "");
-  const auto scenario = [&](size_t k) -> const sim::Scenario& { return scenarios[indexes[k]]; };
-  return run_forked({.count = indexes.size(),
-                     .parallel = jobs,
-                     .work = [&](size_t k) { return simulate_scenario(scenario(k)); },
-                     .describe =
-                         [&](size_t k) {
-                           return fmt::format("scenario {} ({} on {} GPUs)", indexes[k] + 1,
-                                              scenario(k).optimizer, scenario(k).gpus);
-                         },
-                     .on_done = [&](size_t k) { progress.done(scenario(k)); }});
-}
-
-// The largest GPU count of the scenarios (each already checked by load_sweep_config).
-int largest_gpus(const std::vector<sim::Scenario>& scenarios) {
-  int gpus = 0;
-  for (const sim::Scenario& s : scenarios)
-    gpus = std::max(gpus, sim::resolve_scenario(s).cluster.gpus());
-  return gpus;
-}
-
-// sweep.csv from the scenarios' results in order; appends their values to `rows`.
-std::string sweep_csv(const std::vector<std::string>& results, std::vector<SweepRow>& rows) {
-  std::string csv = sim::scenario_csv_header();
-  for (const std::string& text : results) {
-    const nlohmann::json result = nlohmann::json::parse(text);
-    csv += result.at("csv").get<std::string>();
-    for (const SweepRow& row : result.at("rows").get<std::vector<SweepRow>>()) rows.push_back(row);
-  }
-  return csv;
+  return simulate_scenarios(scenarios, indexes, jobs,
+                            [&](size_t k) { progress.done(scenarios[indexes[k]]); });
 }
 
 void run(const Options& o) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "core/util/error.h"
 #include "core/util/file_io.h"
@@ -248,6 +249,11 @@ SweepConfig parse_sweep_config(std::string_view text, const std::string& source,
     throw InvalidArgument(fmt::format("sweep config '{}': {} (line {})", source, e.description(),
                                       e.source().begin.line));
   }
+  return sweep_config_from_table(std::move(root), source, sets);
+}
+
+SweepConfig sweep_config_from_table(toml::table root, const std::string& source,
+                                    const std::vector<std::string>& sets) {
   canonicalize_keys(root, fmt::format("sweep config '{}'", source));
   for (const std::string& s : sets) ConfigOverride(s, kSetExample).apply_to(root);
   check_keys(root, source);
@@ -269,12 +275,18 @@ SweepConfig parse_sweep_config(std::string_view text, const std::string& source,
 sim::Scenario apply_scenario_sets(const sim::Scenario& base, const std::vector<std::string>& sets) {
   toml::table root;
   for (const std::string& s : sets) ConfigOverride(s, "cluster.gpus_per_node=8").apply_to(root);
-  check_keys(root, "--set");
+  return scenario_from_table(base, std::move(root), "--set");
+}
+
+sim::Scenario scenario_from_table(const sim::Scenario& base, toml::table root,
+                                  const std::string& source) {
+  canonicalize_keys(root, source);
+  check_keys(root, source);
   const std::vector<sim::Scenario> scenarios = scenarios_of(root, base);
   if (scenarios.size() != 1) {
     throw InvalidArgument(
-        fmt::format("--set: the values give {} scenarios, expected one (compopt sweep runs a grid)",
-                    scenarios.size()));
+        fmt::format("{}: the values give {} scenarios, expected one (compopt sweep runs a grid)",
+                    source, scenarios.size()));
   }
   return scenarios.front();
 }

@@ -15,6 +15,8 @@
 //              buckets (integer >= 0)
 //   [training] whole-run inputs (training_config.h): total steps, warmup, targets
 
+#include <toml++/toml.h>
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -35,11 +37,18 @@ struct SweepConfig {
 // `source` names the text in messages (the file).
 SweepConfig parse_sweep_config(std::string_view text, const std::string& source,
                                const std::vector<std::string>& sets);
+// The same from a config already read into a table (compopt.sweep in Python passes a dict).
+SweepConfig sweep_config_from_table(toml::table root, const std::string& source,
+                                    const std::vector<std::string>& sets);
 // One scenario (compopt profile): `base` with the --set keys of a sweep config applied (an
 // axis given one value). Throws InvalidArgument for a bad --set, an unknown key, a value of
 // the wrong type, or values that give more than one scenario (sim::resolve_scenario checks
 // the rest).
 sim::Scenario apply_scenario_sets(const sim::Scenario& base, const std::vector<std::string>& sets);
+// The same with the keys in `root`, tables of a sweep config (compopt.simulate in Python);
+// `source` starts the messages.
+sim::Scenario scenario_from_table(const sim::Scenario& base, toml::table root,
+                                  const std::string& source);
 // Reads the file, then parse_sweep_config. A missing file is InvalidArgument too.
 SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& sets);
 

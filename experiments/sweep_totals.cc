@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <utility>
 
 #include "core/util/csv_table.h"
 #include "sim/scenario.h"
@@ -40,14 +41,23 @@ Unfit unfit_scenarios(const CsvTable& table) {
 
 }  // namespace
 
-std::string finish_sweep_csv(const std::string& csv, const sim::TrainingSpec& training) {
+FinishedSweep finish_sweep(const std::string& csv, const sim::TrainingSpec& training) {
   const Unfit unfit = unfit_scenarios(CsvTable(csv, "sweep.csv"));
+  std::string warning;
   if (unfit.scenarios > 0) {
-    fmt::print("warning: {} scenario(s) do not fit in the GPU's memory ({} distinct case(s)):\n",
-               unfit.scenarios, unfit.lines.size());
-    for (const std::string& line : unfit.lines) fmt::print("{}\n", line);
+    warning = fmt::format(
+        "warning: {} scenario(s) do not fit in the GPU's memory ({} distinct "
+        "case(s)):\n",
+        unfit.scenarios, unfit.lines.size());
+    for (const std::string& line : unfit.lines) warning += line + "\n";
   }
-  return sim::with_end_to_end_speedup(csv, training.baseline);
+  return {sim::with_end_to_end_speedup(csv, training.baseline), warning};
+}
+
+std::string finish_sweep_csv(const std::string& csv, const sim::TrainingSpec& training) {
+  FinishedSweep finished = finish_sweep(csv, training);
+  fmt::print("{}", finished.warning);
+  return std::move(finished.csv);
 }
 
 }  // namespace compopt::cli

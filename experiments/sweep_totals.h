@@ -10,7 +10,14 @@
 
 namespace compopt::cli {
 
-// `csv`: the sweep's header and rows (sim/scenario.h). Returns the text of sweep.csv.
+struct FinishedSweep {
+  std::string csv;      // the text of sweep.csv
+  std::string warning;  // the scenarios that do not fit in memory (lines ending in '\n'), or ""
+};
+
+// `csv`: the sweep's header and rows (sim/scenario.h).
+FinishedSweep finish_sweep(const std::string& csv, const sim::TrainingSpec& training);
+// finish_sweep's csv, with its warning printed on stdout.
 std::string finish_sweep_csv(const std::string& csv, const sim::TrainingSpec& training);
 
 }  // namespace compopt::cli

@@ -9,5 +9,6 @@ namespace compopt::python {
 void bind_errors(pybind11::module_& m);      // InvalidArgument, CommError as Python exceptions
 void bind_world(pybind11::module_& m);       // World: this process's communicator (init())
 void bind_optimizers(pybind11::module_& m);  // Optimizer over flat fp32 buffers
+void bind_simulator(pybind11::module_& m);   // simulate_profile, sweep: the CSVs as text
 
 }  // namespace compopt::python

@@ -1,0 +1,60 @@
+"""compopt.simulate() and compopt.sweep(): the simulator as a library.
+
+Both return a pandas DataFrame read from the very CSV text that ``compopt profile`` writes as
+``profile.csv`` and ``compopt sweep`` writes as ``sweep.csv`` for the same inputs: the C++
+code of the two commands computes the rows (experiments/scenario_rows.h), and validates every
+input first, so a bad key or value raises ``compopt.InvalidArgument`` naming it. The columns
+are those of docs/whatif.md, "The CSV columns". Each simulation runs in a forked process.
+"""
+import io
+import os
+import warnings
+
+from . import _compopt
+
+
+def _frame(text):
+    import pandas
+    return pandas.read_csv(io.StringIO(text))
+
+
+def _source(value):
+    """A path-like as its text; preset names, dicts and anything else as given (C++ checks)."""
+    return os.fspath(value) if isinstance(value, os.PathLike) else value
+
+
+def _require_simulator():
+    if not _compopt.have_simulator:
+        raise RuntimeError("this build of compopt has no simulator (SimGrid): rebuild with it "
+                           "to use compopt.simulate and compopt.sweep")
+
+
+def simulate(workload, cluster, optimizer="adam", gpus=0, *, training=None, **options):
+    """One step of `workload` on `cluster` with `optimizer` on `gpus` GPUs (0: the cluster's).
+
+    workload, cluster: a preset name (``compopt list workloads`` / ``clusters``), a dict with
+    the keys of the ``[workload]`` / ``[cluster]`` table (docs/whatif.md), or the path of a
+    TOML file holding that table. training: the ``[training]`` table as a dict. options: the
+    flags of ``compopt profile`` with underscores: gpus_per_node, inter_node_gbps, topology,
+    gpu, platform, batch_per_gpu, grad_accum, overlap ("auto", "on", "off"), buckets.
+
+    Returns profile.csv as a DataFrame: one row per optimizer stage.
+    """
+    _require_simulator()
+    text = _compopt.simulate_profile(_source(workload), _source(cluster), optimizer, gpus,
+                                     options, training)
+    return _frame(text)
+
+
+def sweep(config, *, jobs=0):
+    """The grid of a ``compopt sweep`` config: a dict of its tables or the path of its TOML.
+
+    jobs: simulations at once (0: all cores). Scenarios that do not fit in the GPU's memory
+    raise a UserWarning listing them, as the command prints them. Returns sweep.csv as a
+    DataFrame: one row per scenario and optimizer stage, with end_to_end_speedup.
+    """
+    _require_simulator()
+    text, warning = _compopt.sweep(_source(config), jobs)
+    if warning:
+        warnings.warn(warning.rstrip("\n"), stacklevel=2)
+    return _frame(text)
