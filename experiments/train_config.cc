@@ -112,16 +112,18 @@ std::string resolve_percent(const std::string& key, const std::string& full_key,
 // its keys (core/optim/deepspeed_config.h); the other [optimizer]/[schedule] keys add to them.
 void apply_deepspeed(const std::string& path, TrainConfig& c, HyperParamMap& params) {
   if (!c.optimizer.empty()) {
-    throw InvalidArgument("config keys 'optimizer.name' and 'optimizer.deepspeed' are both set, "
-                          "expected one of them");
+    throw InvalidArgument(
+        "config keys 'optimizer.name' and 'optimizer.deepspeed' are both set, "
+        "expected one of them");
   }
   const DeepSpeedOptimizer mapped = deepspeed_optimizer_file(path);
   c.optimizer = mapped.optimizer;
   for (const auto& [key, value] : mapped.keys) {
     if (params.count(key)) {
-      throw InvalidArgument(fmt::format("optimizer key '{}' is set both by the DeepSpeed config "
-                                        "'{}' and by [optimizer]/[schedule], expected one",
-                                        key, path));
+      throw InvalidArgument(
+          fmt::format("optimizer key '{}' is set both by the DeepSpeed config "
+                      "'{}' and by [optimizer]/[schedule], expected one",
+                      key, path));
     }
     params[key] = value;
   }
