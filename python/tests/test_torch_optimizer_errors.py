@@ -20,6 +20,12 @@ def test_refuses_several_param_groups():
         ct.Adam([{"params": [_param()]}, {"params": [_param()]}])
 
 
+def test_refuses_param_groups_added_later():
+    opt = ct.SGD([_param()])
+    with pytest.raises(ValueError, match="add_param_group after construction is refused"):
+        opt.add_param_group({"params": [_param()]})
+
+
 def test_refuses_per_group_hyper_parameters():
     with pytest.raises(ValueError, match=r"param group sets \['momentum'\]"):
         ct.SGD([{"params": [_param()], "momentum": 0.9}])

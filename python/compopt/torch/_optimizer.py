@@ -54,6 +54,14 @@ class Optimizer(torch.optim.Optimizer):
         self._world = world if world is not None else init()
         self._cpp = _compopt.Optimizer(self._name, keys, self._flat.layout)
 
+    def add_param_group(self, param_group):
+        """Refused once built: the C++ optimizer's layout is fixed (torch's constructor adds
+        the one group through here)."""
+        if hasattr(self, "_flat"):
+            raise ValueError(f"{self._name}: add_param_group after construction is refused; "
+                             "expected all parameters in the constructor's one group")
+        super().add_param_group(param_group)
+
     @property
     def name(self):
         """Canonical registry name."""
