@@ -38,6 +38,10 @@ def test_unknown_names_and_keys_raise_invalid_argument():
         ct.Adam([_param()], beta7=0.5)
     with pytest.raises(compopt.InvalidArgument, match="freeze_step"):
         ct.OneBitLamb([_param()])
+    with pytest.raises(compopt.InvalidArgument, match="key 'lr' = 'fast', expected a number"):
+        ct.SGD([_param()], lr="fast")
+    with pytest.raises(compopt.InvalidArgument, match="lr"):
+        ct.SGD([_param()], lr=-1.0)
 
 
 def test_refuses_bad_betas_and_values():
