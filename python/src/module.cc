@@ -7,4 +7,7 @@ PYBIND11_MODULE(_compopt, m) {
   compopt::python::bind_errors(m);
   compopt::python::bind_world(m);
   compopt::python::bind_optimizers(m);
+  compopt::python::bind_compressors(m);
+  compopt::python::bind_collectives(m);
+  compopt::python::bind_compressed_allreduce(m);
 }

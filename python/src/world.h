@@ -13,8 +13,15 @@ class World {
  public:
   // Joins the world of backend `backend` (real_backend/backend_registry.h) with `ranks` > 0
   // in-process ranks (only 1 makes sense from one Python thread) or 0: this process is one
-  // launched rank. Throws InvalidArgument for an unknown or unavailable backend.
-  World(const std::string& backend, int ranks, std::optional<double> op_timeout_s);
+  // launched rank; `gpus_per_node` > 0 puts rank r on node r / gpus_per_node (0: the backend's
+  // layout). Throws InvalidArgument for an unknown or unavailable backend, and while this
+  // process is already a launched rank of another open World (a second rendezvous would wait
+  // for peers that never come).
+  World(const std::string& backend, int ranks, std::optional<double> op_timeout_s,
+        int gpus_per_node);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
 
   const std::string& backend() const { return backend_; }
   Communicator& comm() { return session_->comm(); }
@@ -23,10 +30,13 @@ class World {
   int node() { return comm().node(); }
   int num_nodes() { return comm().num_nodes(); }
   bool open() const { return session_->open(); }
-  void close(const std::optional<std::string>& failure) { session_->close(failure); }
+  void close(const std::optional<std::string>& failure);
 
  private:
+  void release();  // gives up the launched rank, if held
+
   std::string backend_;
+  bool holds_launched_rank_ = false;  // this process's one launched rank, until closed
   std::unique_ptr<WorldSession> session_;
 };
 
