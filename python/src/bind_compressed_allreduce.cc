@@ -93,8 +93,7 @@ py::array_t<float> copy_of(const ErrorFeedback& ef) {
 void load_into(ErrorFeedback& ef, const py::buffer& values, const char* what) {
   const std::span<const float> in = readable_floats(values, what);
   if (in.size() != ef.size()) {
-    throw InvalidArgument(
-        fmt::format("{}: {} elements, expected {}", what, in.size(), ef.size()));
+    throw InvalidArgument(fmt::format("{}: {} elements, expected {}", what, in.size(), ef.size()));
   }
   std::copy(in.begin(), in.end(), ef.mutable_error().begin());
 }

@@ -79,8 +79,9 @@ void bind_compressors(py::module_& m) {
       .def("decode", &decode, py::arg("scale"), py::arg("payload"), py::arg("out"))
       .def("round_trip", &round_trip, py::arg("x"), py::arg("out"), py::arg("key"),
            "out := decode(encode(x)); returns the scale");
-  m.def("compressor_names", [] { return compressor_registry().names(); },
-        "Compressor names in registry order (some take ':parameter', see compressor_forms())");
+  m.def(
+      "compressor_names", [] { return compressor_registry().names(); },
+      "Compressor names in registry order (some take ':parameter', see compressor_forms())");
   m.def("compressor_forms", &compressor_forms, "Every accepted spec form, for messages");
 }
 

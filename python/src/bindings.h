@@ -6,11 +6,13 @@
 
 namespace compopt::python {
 
-void bind_errors(pybind11::module_& m);       // InvalidArgument, CommError as Python exceptions
-void bind_world(pybind11::module_& m);        // World: this process's communicator (init())
-void bind_optimizers(pybind11::module_& m);   // Optimizer over flat fp32 buffers
-void bind_compressors(pybind11::module_& m);  // Compressor: encode/decode by registry spec
-void bind_collectives(pybind11::module_& m);  // allreduce, allgather, ... on a World
-void bind_compressed_allreduce(pybind11::module_& m);  // CompressedAllreduce with its EF state
+void bind_errors(pybind11::module_& m);      // InvalidArgument, CommError as Python exceptions
+void bind_world(pybind11::module_& m);       // World: this process's communicator (init())
+void bind_optimizers(pybind11::module_& m);  // Optimizer over flat fp32 buffers
+
+// Compressor (encode/decode by registry spec), the collectives on a World, CompressedAllreduce.
+void bind_compressors(pybind11::module_& m);
+void bind_collectives(pybind11::module_& m);
+void bind_compressed_allreduce(pybind11::module_& m);
 
 }  // namespace compopt::python
