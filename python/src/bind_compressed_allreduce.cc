@@ -33,6 +33,11 @@ class CompressedAllreduce {
   CompressedAllreduce(std::shared_ptr<Compressor> compressor, size_t size, World& world,
                       bool hierarchical, uint64_t seed)
       : compressor_(std::move(compressor)), size_(size), world_(world), seed_(seed) {
+    if (!compressor_->chunkable()) {  // refused here, before any rank communicates
+      throw InvalidArgument(fmt::format("compressor: {} is not chunkable, expected one whose "
+                                        "payload has fixed-width fields per element",
+                                        compressor_->name()));
+    }
     Communicator& comm = world.comm();
     if (!hierarchical) {
       state_ = CompressedAllreduceState(size, comm.size());
