@@ -34,9 +34,10 @@ class CompressedAllreduce {
                       bool hierarchical, uint64_t seed)
       : compressor_(std::move(compressor)), size_(size), world_(world), seed_(seed) {
     if (!compressor_->chunkable()) {  // refused here, before any rank communicates
-      throw InvalidArgument(fmt::format("compressor: {} is not chunkable, expected one whose "
-                                        "payload has fixed-width fields per element",
-                                        compressor_->name()));
+      throw InvalidArgument(
+          fmt::format("compressor: {} is not chunkable, expected one whose "
+                      "payload has fixed-width fields per element",
+                      compressor_->name()));
     }
     Communicator& comm = world.comm();
     if (!hierarchical) {
