@@ -20,8 +20,7 @@ def _torch_tensor(x):
 def _tensor_view(x, what, dtype):
     if x.device.type != "cpu":
         raise InvalidArgument(f"{what}: a torch tensor on device '{x.device}', expected a CPU "
-                              "tensor (call .cpu(); the compopt.torch optimizers take CUDA "
-                              "tensors where the GPU path is built)")
+                              "tensor (call .cpu())")
     if dtype is not None and str(x.dtype) != f"torch.{dtype}":
         raise InvalidArgument(f"{what}: torch tensor of dtype {x.dtype}, expected torch.{dtype}")
     if not x.is_contiguous():

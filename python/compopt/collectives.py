@@ -84,6 +84,8 @@ class CompressedAllreduce:
     """
 
     def __init__(self, size, compressor="sign", world=None, hierarchical=False, seed=0):
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise _compopt.InvalidArgument(f"size: {size!r}, expected an integer >= 0")
         if not isinstance(compressor, Compressor):
             compressor = Compressor(compressor)
         self.compressor = compressor

@@ -29,9 +29,9 @@ void allreduce(World& world, const py::buffer& x, const std::string& op,
   const std::span<float> data = writable_floats(x, "x");
   const ReduceOp reduce = choice(kReduceOps, op, "op");
   const WirePrecision wire = choice(kPrecisions, precision, "precision");
-  Communicator& comm = world.comm();
+  World::Use use(world);
   const py::gil_scoped_release release;
-  comm.allreduce(data, reduce, wire);
+  use.comm().allreduce(data, reduce, wire);
 }
 
 void reduce_scatter(World& world, const py::buffer& x, const py::buffer& out,
@@ -39,40 +39,40 @@ void reduce_scatter(World& world, const py::buffer& x, const py::buffer& out,
   const std::span<const float> in = readable_floats(x, "x");
   const std::span<float> mine = writable_floats(out, "out");
   const ReduceOp reduce = choice(kReduceOps, op, "op");
-  Communicator& comm = world.comm();
+  World::Use use(world);
   const py::gil_scoped_release release;
-  comm.reduce_scatter(in, mine, reduce);
+  use.comm().reduce_scatter(in, mine, reduce);
 }
 
 void allgather(World& world, const py::buffer& x, const py::buffer& out) {
   require_same_dtype(x, "x", out, "out");
   const std::span<const std::byte> mine = readable_bytes(x, "x");
   const std::span<std::byte> all = writable_bytes(out, "out");
-  Communicator& comm = world.comm();
+  World::Use use(world);
   const py::gil_scoped_release release;
-  comm.allgather(mine, all);
+  use.comm().allgather(mine, all);
 }
 
 void alltoall(World& world, const py::buffer& x, const py::buffer& out) {
   require_same_dtype(x, "x", out, "out");
   const std::span<const std::byte> send = readable_bytes(x, "x");
   const std::span<std::byte> recv = writable_bytes(out, "out");
-  Communicator& comm = world.comm();
+  World::Use use(world);
   const py::gil_scoped_release release;
-  comm.alltoall(send, recv);
+  use.comm().alltoall(send, recv);
 }
 
 void broadcast(World& world, const py::buffer& x, int root) {
   const std::span<std::byte> data = writable_bytes(x, "x");
-  Communicator& comm = world.comm();
+  World::Use use(world);
   const py::gil_scoped_release release;
-  comm.broadcast(data, root);
+  use.comm().broadcast(data, root);
 }
 
 void barrier(World& world) {
-  Communicator& comm = world.comm();
+  World::Use use(world);
   const py::gil_scoped_release release;
-  comm.barrier();
+  use.comm().barrier();
 }
 
 }  // namespace

@@ -39,13 +39,13 @@ class CompressedAllreduce {
                       "payload has fixed-width fields per element",
                       compressor_->name()));
     }
-    Communicator& comm = world.comm();
+    World::Use use(world);
     if (!hierarchical) {
-      state_ = CompressedAllreduceState(size, comm.size());
+      state_ = CompressedAllreduceState(size, use.comm().size());
       return;
     }
     const py::gil_scoped_release release;
-    groups_ = HierarchicalGroups::split(comm);
+    groups_ = HierarchicalGroups::split(use.comm());
     state_ = hierarchical_state(size, *groups_);
   }
 
@@ -57,7 +57,8 @@ class CompressedAllreduce {
           "x: {} elements, expected {} (the size this CompressedAllreduce was built for)",
           data.size(), size_));
     }
-    Communicator& comm = world_.comm();
+    World::Use use(world_);
+    Communicator& comm = use.comm();
     const RandomKey key{.seed = seed_, .step = step_};
     {
       const py::gil_scoped_release release;

@@ -64,6 +64,20 @@ void World::close(const std::optional<std::string>& failure) {
   release();
 }
 
+Communicator& World::acquire() {
+  if (busy_.exchange(true)) {
+    throw InvalidArgument(
+        "compopt world: in use by another thread; a world takes one call at a time, every rank "
+        "calling in the same order");
+  }
+  try {
+    return comm();
+  } catch (...) {
+    busy_ = false;
+    throw;
+  }
+}
+
 void World::release() {
   if (holds_launched_rank_) release_launched_rank();
   holds_launched_rank_ = false;

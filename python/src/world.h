@@ -1,6 +1,7 @@
 #pragma once
 // World: the Python-facing handle of this process's WorldSession (world_session.h). Everything
 // that communicates (optimizers, collectives) takes a World and asks it for the communicator.
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,22 @@ class World {
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
+  // One call's hold on the communicator (a collective, an optimizer step). The Communicator is
+  // not thread-safe and the GIL is released while it runs: a second thread that calls while a
+  // Use is held gets InvalidArgument instead of interleaving messages with the first.
+  class Use {
+   public:
+    explicit Use(World& world) : world_(world), comm_(world.acquire()) {}
+    ~Use() { world_.busy_ = false; }
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+    Communicator& comm() { return comm_; }
+
+   private:
+    World& world_;
+    Communicator& comm_;
+  };
+
   const std::string& backend() const { return backend_; }
   Communicator& comm() { return session_->comm(); }
   int rank() { return comm().rank(); }
@@ -33,11 +50,13 @@ class World {
   void close(const std::optional<std::string>& failure);
 
  private:
-  void release();  // gives up the launched rank, if held
+  void release();           // gives up the launched rank, if held
+  Communicator& acquire();  // marks the world busy (Use), or throws when it already is
 
   std::string backend_;
   bool holds_launched_rank_ = false;  // this process's one launched rank, until closed
   std::unique_ptr<WorldSession> session_;
+  std::atomic<bool> busy_ = false;
 };
 
 }  // namespace compopt::python

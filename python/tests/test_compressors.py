@@ -111,6 +111,8 @@ def test_reset_restarts_the_sequence():
      "x: dtype with format 'i', expected float32"),
     (lambda: compopt.CompressedAllreduce(8, "topk"), compopt.InvalidArgument,
      "compressor: topk:0.01 is not chunkable"),
+    (lambda: compopt.CompressedAllreduce(-1), compopt.InvalidArgument,
+     "size: -1, expected an integer >= 0"),
     (lambda: compopt.CompressedAllreduce(8)(np.ones(9, np.float32)), compopt.InvalidArgument,
      r"x: 9 elements, expected 8 \(the size this CompressedAllreduce was built for\)"),
     (lambda: compopt.CompressedAllreduce(8).load_state_dict(
