@@ -1,6 +1,7 @@
 #pragma once
 // World: the Python-facing handle of this process's WorldSession (world_session.h). Everything
-// that communicates (optimizers, collectives) takes a World and asks it for the communicator.
+// that communicates (optimizers, collectives) takes a World and asks it for the communicator,
+// holding a World::Use for the duration of the call.
 #include <atomic>
 #include <memory>
 #include <optional>
