@@ -1,5 +1,6 @@
 """Launched worlds that go wrong (3 processes under `compopt launch`): a rank that fails makes
-the others raise compopt.CommError naming it within seconds, never hang; misuse of a world
+the others raise compopt.CommError naming it within seconds, never hang, and so do ranks that
+pass different sizes to one collective; misuse of a world
 (a second World, sizes that do not divide, uneven nodes, use after close) raises on every rank
 and leaves the world usable."""
 import re
@@ -26,6 +27,14 @@ def test_survivors_raise_comm_error_naming_the_failed_rank(how, cause):
         assert "rank 1" in line.group(1)
     assert cause in done.stdout
     assert "finished without an error" not in done.stdout
+
+
+def test_different_sizes_raise_comm_error_on_every_rank():
+    done = launched.run("tcp", 3, "failing_rank.py", "sizes", timeout=30)
+    assert done.returncode != 0
+    for rank in range(3):
+        assert f"[rank {rank}] survivor {rank} CommError: " in done.stdout, done.stdout
+    assert "ranks called a collective with different sizes" in done.stdout
 
 
 def test_misuse_raises_on_every_rank_and_the_world_goes_on():
