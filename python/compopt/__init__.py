@@ -13,9 +13,14 @@ __path__.append(_os.path.join(_BUILD, "python", "compopt"))  # noqa: F821 (packa
 
 from ._compopt import CommError, InvalidArgument, Optimizer, optimizer_names  # noqa: E402
 from ._world import World, init, world  # noqa: E402
+from .collectives import (CompressedAllreduce, allgather, allreduce, alltoall,  # noqa: E402
+                          barrier, broadcast, reduce_scatter)
+from .compress import Compressor, compressor_names  # noqa: E402
 from .simulate import simulate, sweep  # noqa: E402
 from .workload import workload_from_torch  # noqa: E402
 
 __all__ = ["CommError", "InvalidArgument", "Optimizer", "World", "init", "optimizer_names",
            "world"]
+__all__ += ["CompressedAllreduce", "Compressor", "allgather", "allreduce", "alltoall", "barrier",
+            "broadcast", "compressor_names", "reduce_scatter"]
 __all__ += ["simulate", "sweep", "workload_from_torch"]

@@ -27,11 +27,13 @@ def _launcher_backend():
     return None
 
 
-def init(backend=None, op_timeout_s=None):
+def init(backend=None, op_timeout_s=None, gpus_per_node=0):
     """Joins the job this process belongs to and returns its World (see the module doc).
 
     backend: None (from the launcher), "local", "tcp", "mpi", "nccl" or "hybrid".
     op_timeout_s: seconds a receive may wait before failing (None: the backend's default).
+    gpus_per_node: > 0 puts rank r on node r // gpus_per_node (the hierarchical compressed
+    allreduce's layout); 0: the backend's (tcp: ranks with one host name share a node).
     Calling init() again while a world is open returns that world.
     """
     global _current
@@ -47,7 +49,7 @@ def init(backend=None, op_timeout_s=None):
             f"compopt.init: backend '{chosen}' needs a launcher; start this script with "
             f"'compopt launch -n N -- {sys.executable} ...' or 'mpirun -n N ...'")
     ranks = 0 if chosen in _LAUNCHED else 1
-    _current = World(chosen, ranks, op_timeout_s)
+    _current = World(chosen, ranks, op_timeout_s, gpus_per_node)
     return _current
 
 

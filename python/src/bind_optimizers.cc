@@ -28,9 +28,9 @@ std::unique_ptr<Optimizer> build(const std::string& name, const HyperParamMap& h
 void step(Optimizer& optimizer, const py::buffer& params, const py::buffer& grads, World& world) {
   const std::span<float> x = writable_floats(params, "params");
   const std::span<const float> g = readable_floats(grads, "grads");
-  Communicator& comm = world.comm();
+  World::Use use(world);
   const py::gil_scoped_release release;
-  optimizer.step(x, g, comm);
+  optimizer.step(x, g, use.comm());
 }
 
 py::dict metrics(const Optimizer& optimizer) {

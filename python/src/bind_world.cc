@@ -7,25 +7,14 @@
 
 #include "python/src/bindings.h"
 #include "python/src/world.h"
-#include "real_backend/backend_registry.h"
 
 namespace compopt::python {
-
-World::World(const std::string& backend, int ranks, std::optional<double> op_timeout_s)
-    : backend_(backend) {
-  const BackendEntry& entry = backend_registry().get(backend);
-  WorldOptions options;
-  options.ranks = ranks;
-  options.op_timeout_s = op_timeout_s;
-  const pybind11::gil_scoped_release release;
-  session_ = std::make_unique<WorldSession>(entry, options);
-}
 
 void bind_world(pybind11::module_& m) {
   namespace py = pybind11;
   py::class_<World>(m, "World", "This process's rank in a world of ranks (compopt.init())")
-      .def(py::init<const std::string&, int, std::optional<double>>(), py::arg("backend"),
-           py::arg("ranks"), py::arg("op_timeout_s") = std::nullopt)
+      .def(py::init<const std::string&, int, std::optional<double>, int>(), py::arg("backend"),
+           py::arg("ranks"), py::arg("op_timeout_s") = std::nullopt, py::arg("gpus_per_node") = 0)
       .def_property_readonly("backend", &World::backend)
       .def_property_readonly("rank", &World::rank)
       .def_property_readonly("size", &World::size)

@@ -17,4 +17,9 @@ void bind_local_replay(pybind11::module_& m);
 // deepspeed_optimizer: a DeepSpeed optimizer block mapped onto the registry
 void bind_deepspeed(pybind11::module_& m);
 
+// Compressor (encode/decode by registry spec), the collectives on a World, CompressedAllreduce.
+void bind_compressors(pybind11::module_& m);
+void bind_collectives(pybind11::module_& m);
+void bind_compressed_allreduce(pybind11::module_& m);
+
 }  // namespace compopt::python

@@ -11,4 +11,7 @@ PYBIND11_MODULE(_compopt, m) {
   compopt::python::bind_optimizer_spec(m);
   compopt::python::bind_local_replay(m);
   compopt::python::bind_deepspeed(m);
+  compopt::python::bind_compressors(m);
+  compopt::python::bind_collectives(m);
+  compopt::python::bind_compressed_allreduce(m);
 }
