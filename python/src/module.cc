@@ -7,4 +7,18 @@ PYBIND11_MODULE(_compopt, m) {
   compopt::python::bind_errors(m);
   compopt::python::bind_world(m);
   compopt::python::bind_optimizers(m);
+#ifdef COMPOPT_HAVE_CUDA
+  compopt::python::bind_device_optimizer(m);
+#endif
+  // What this build holds (COMPOPT_PYTHON_ONLY builds have no simulator; CUDA when nvcc was found).
+#ifdef COMPOPT_HAVE_SIMULATOR
+  m.attr("has_simulator") = true;
+#else
+  m.attr("has_simulator") = false;
+#endif
+#ifdef COMPOPT_HAVE_CUDA
+  m.attr("has_cuda") = true;
+#else
+  m.attr("has_cuda") = false;
+#endif
 }
