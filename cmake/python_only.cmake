@@ -1,7 +1,7 @@
 # Dependencies of COMPOPT_PYTHON_ONLY=ON, included from the top-level CMakeLists.txt: the Python
 # module and what it links (core, real backends), for machines without SimGrid, Eigen, GoogleTest,
 # Google Benchmark, CLI11, toml++ or nlohmann-json (a GPU machine with its own Python and torch,
-# docs/python.md "GPU machines"). None of those is looked for. The rest degrades in this order:
+# docs/python_gpu.md). None of those is looked for. The rest degrades in this order:
 #   fmt:  the installed package (find_package), else header-only (FMT_HEADER_ONLY) from
 #         COMPOPT_FMT_INCLUDE_DIR, by default the fmt headers a torch wheel ships in torch/include
 #         (asked of COMPOPT_PYTHON_EXECUTABLE); FATAL_ERROR naming both when neither exists;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python on a GPU machine (docs/python.md, "GPU machines"), for a machine with an NVIDIA GPU, its
+# Python on a GPU machine (docs/python_gpu.md), for a machine with an NVIDIA GPU, its
 # own Python with torch (CUDA build), nvcc, and NCCL (system, NCCL_ROOT or the nvidia-nccl-cu*
 # wheel of that Python), where SimGrid, Eigen, GoogleTest, CLI11 and the rest may be missing:
 #   1. report what the machine has (Python, torch, nvcc, cmake, and the simulator's dependencies);
@@ -13,7 +13,8 @@
 #      has no `compopt launch`, which is part of the CLI.
 # Usage: scripts/gpu_python_check.sh [build-dir]   (default build-gpu-python; logs in
 #   <build-dir>/gpu-python-check/). Environment: PYTHON (default python3 on PATH), JOBS,
-#   CUDA_ARCHS (default 80-real;90), NCCL_ROOT, WERROR (default OFF: an unknown compiler may warn).
+#   CUDA_ARCHS (default 80-real;90), NCCL_ROOT, WERROR (default OFF: an unknown compiler may warn),
+#   BOOST_INCLUDE_DIR (Boost headers where the machine has none: scripts/pack_boost_headers.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-gpu-python}
@@ -46,6 +47,7 @@ command -v ninja >/dev/null && generator=(Ninja)
 if ! cmake -S . -B "$BUILD" -G "${generator[0]}" -DCOMPOPT_PYTHON_ONLY=ON -DCOMPOPT_CUDA=ON \
      -DCOMPOPT_PYTHON_EXECUTABLE="$PY" -DCOMPOPT_WERROR="${WERROR:-OFF}" \
      -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-80-real;90}" ${NCCL_ROOT:+-DNCCL_ROOT="$NCCL_ROOT"} \
+     ${BOOST_INCLUDE_DIR:+-DBoost_INCLUDE_DIR="$BOOST_INCLUDE_DIR"} \
      >"$LOG/configure.log" 2>&1; then
   cat "$LOG/configure.log"
   echo "gpu_python_check: configure failed" >&2

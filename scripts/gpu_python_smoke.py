@@ -26,7 +26,9 @@ CONFIGS = {
     "momentum-sgd": {"lr": "0.05", "beta": "0.9"},
     "adam": {"lr": "0.001"},
     "lamb": {"lr": "0.001"},
+    "bertadam": {"lr": "0.001"},
     "onebit-adam": {"lr": "0.001", "freeze_step": "3"},
+    "onebit-adam-32bit": {"lr": "0.001", "freeze_step": "3"},
 }
 
 
@@ -57,7 +59,7 @@ def run(name, world, device):
     rel = float(np.max(np.abs(x_gpu - x_cpu)) / max(1e-30, float(np.max(np.abs(x_cpu)))))
     same_on_ranks = bool(np.array_equal(world_mean(x_gpu, world), x_gpu))
     ok = rel <= 1e-5 and same_on_ranks and gpu.step_count == STEPS and gpu.stage == cpu.stage
-    print(f"rank {world.rank} {name:13s} stage {gpu.stage:15s} gpu-vs-cpu max rel diff {rel:.3e}"
+    print(f"rank {world.rank} {name:17s} stage {gpu.stage:15s} gpu-vs-cpu max rel diff {rel:.3e}"
           f" ({'bit-identical' if rel == 0 else 'differs'}), same on every rank: {same_on_ranks}"
           f" -> {'ok' if ok else 'FAILED'}", flush=True)
     return ok

@@ -25,7 +25,7 @@ def device_optimizer(name, hyper_params, layout, device=-1):
     if not _compopt.has_cuda:
         raise InvalidArgument(
             f"optimizer '{name}' on CUDA tensors: this build of compopt has no CUDA (nvcc was not "
-            f"found when it was configured; see docs/python.md, 'GPU machines'); move the "
+            f"found when it was configured; see docs/python_gpu.md); move the "
             f"parameters to the CPU or rebuild with -DCOMPOPT_CUDA=ON")
     return _compopt.DeviceOptimizer(name, hyper_params, layout, device)
 

@@ -4,7 +4,7 @@
 # Python, torch and CUDA): fmt header-only from a folder, the built-in CRC-32, pybind11 from bare
 # headers; no simulator, CLI or test target is generated. A folder without fmt/format.h is refused
 # by name. Configure only (a few seconds): the full build of this configuration is
-# scripts/gpu_python_check.sh's first step (docs/python.md, "GPU machines").
+# scripts/gpu_python_check.sh's first step (docs/python_gpu.md).
 #   python_only_configure_test.sh SOURCE_DIR
 set -uo pipefail
 SRC=$1
