@@ -47,7 +47,7 @@ command -v ninja >/dev/null && generator=(Ninja)
 if ! cmake -S . -B "$BUILD" -G "${generator[0]}" -DCOMPOPT_PYTHON_ONLY=ON -DCOMPOPT_CUDA=ON \
      -DCOMPOPT_PYTHON_EXECUTABLE="$PY" -DCOMPOPT_WERROR="${WERROR:-OFF}" \
      -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-80-real;90}" ${NCCL_ROOT:+-DNCCL_ROOT="$NCCL_ROOT"} \
-     ${BOOST_INCLUDE_DIR:+-DBoost_INCLUDE_DIR="$BOOST_INCLUDE_DIR"} \
+     ${BOOST_INCLUDE_DIR:+-DBoost_INCLUDE_DIR="$BOOST_INCLUDE_DIR" -DBoost_NO_BOOST_CMAKE=ON} \
      >"$LOG/configure.log" 2>&1; then
   cat "$LOG/configure.log"
   echo "gpu_python_check: configure failed" >&2
