@@ -16,7 +16,7 @@
 #   CUDA_ARCHS (default 80-real;90), NCCL_ROOT, WERROR (default OFF: an unknown compiler may warn),
 #   BOOST_INCLUDE_DIR (Boost headers where the machine has none: scripts/pack_boost_headers.sh).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BUILD=${1:-build-gpu-python}
 JOBS=${JOBS:-$(nproc)}
 LOG="$BUILD/gpu-python-check"
@@ -86,6 +86,9 @@ ranks() {
 }
 
 step "smoke: optimizers on CUDA tensors"
+if ! "$PY" -c 'import numpy' 2>/dev/null; then
+  fail "numpy is not installed for $PY: the smoke test compares with the CPU optimizer on numpy arrays"
+fi
 (unset RANK WORLD_SIZE; "$PY" scripts/gpu_python_smoke.py local) 2>&1 | tee "$LOG/smoke-local.log"
 ((PIPESTATUS[0] == 0)) || fail "smoke test: 1 rank on local"
 if [[ -e "$BUILD/real_backend/hybrid/libcompopt_hybrid.a" ]]; then

@@ -19,7 +19,7 @@ sources=(real_backend/tcp/*.cc)
 # -MM would drop system headers; -M lists every file opened. boost/version.hpp is what FindBoost
 # reads, even when no source includes it.
 {
-  g++ -std=c++20 -M -I. -I"$CUDA_INCLUDE" "${sources[@]}" | tr ' \\' '\n\n'
+  g++ -std=c++20 -M -I. -I"$CUDA_INCLUDE" "${sources[@]}" | tr -s ' \134' '\n'
   echo "$BOOST_ROOT_INCLUDE/boost/version.hpp"
 } | grep "^$BOOST_ROOT_INCLUDE/boost/" | sort -u | sed "s|^$BOOST_ROOT_INCLUDE/||" >"$OUT/headers.txt"
 (cd "$BOOST_ROOT_INCLUDE" && xargs -a "$OUT/headers.txt" cp --parents -t "$OUT/include")
