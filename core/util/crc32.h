@@ -1,7 +1,8 @@
 #pragma once
 // CRC-32 (IEEE 802.3 polynomial, reflected; the values of zlib's crc32 and gzip),
 // the checksum of checkpoint files and TCP frames. Uses ISA-L's carry-less-multiply
-// implementation when built with it (~4x faster), zlib otherwise: same values.
+// implementation when built with it (~4x faster), zlib otherwise, a built-in table without
+// either (COMPOPT_PYTHON_ONLY builds without zlib): same values.
 
 #include <cstddef>
 #include <cstdint>

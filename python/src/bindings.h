@@ -9,7 +9,6 @@ namespace compopt::python {
 void bind_errors(pybind11::module_& m);      // InvalidArgument, CommError as Python exceptions
 void bind_world(pybind11::module_& m);       // World: this process's communicator (init())
 void bind_optimizers(pybind11::module_& m);  // Optimizer over flat fp32 buffers
-void bind_simulator(pybind11::module_& m);   // simulate_profile, sweep: the CSVs as text
 // optimizer_spec(name): what the optimizer registry says about one optimizer
 void bind_optimizer_spec(pybind11::module_& m);
 // run_local_steps: optimizers on the threads of a local world, for tests
@@ -21,5 +20,10 @@ void bind_deepspeed(pybind11::module_& m);
 void bind_compressors(pybind11::module_& m);
 void bind_collectives(pybind11::module_& m);
 void bind_compressed_allreduce(pybind11::module_& m);
+
+// DeviceOptimizer over CUDA buffers; only in builds with CUDA (COMPOPT_HAVE_CUDA).
+void bind_device_optimizer(pybind11::module_& m);
+// simulate_profile, sweep: the CSVs as text; only in builds with the simulator.
+void bind_simulator(pybind11::module_& m);
 
 }  // namespace compopt::python

@@ -2,22 +2,28 @@
 #
 # Looked for only when CUDA was found, in: NCCL_ROOT (CMake or environment variable), the CUDA
 # toolkit, system paths, and the nvidia/nccl directory of the `nvidia-nccl-cu*` Python wheel
-# (located with `python3 -c 'import nvidia.nccl'`, else by globbing site-packages).
+# (located with `import nvidia.nccl` by COMPOPT_PYTHON_EXECUTABLE, then by python3 on PATH, else
+# by globbing site-packages).
 # Sets COMPOPT_HAVE_NCCL and, when found, the imported target compopt::nccl.
 
 set(COMPOPT_HAVE_NCCL OFF)
 if(COMPOPT_HAVE_CUDA)
   set(COMPOPT_NCCL_HINTS ${NCCL_ROOT} $ENV{NCCL_ROOT})
-  find_program(COMPOPT_NCCL_PYTHON3 python3)
-  if(COMPOPT_NCCL_PYTHON3)
+  # The Python the bindings are built for first (its wheels are the ones that will be loaded).
+  foreach(python IN ITEMS ${COMPOPT_PYTHON_EXECUTABLE} python3)
+    find_program(COMPOPT_NCCL_ASKED_PYTHON ${python} NO_CACHE)
+    if(NOT COMPOPT_NCCL_ASKED_PYTHON)
+      continue()
+    endif()
     execute_process(
-      COMMAND ${COMPOPT_NCCL_PYTHON3} -c "import nvidia.nccl as m; print(list(m.__path__)[0])"
+      COMMAND ${COMPOPT_NCCL_ASKED_PYTHON} -c "import nvidia.nccl as m; print(list(m.__path__)[0])"
       OUTPUT_VARIABLE COMPOPT_NCCL_WHEEL OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
       RESULT_VARIABLE COMPOPT_NCCL_WHEEL_RC)
     if(COMPOPT_NCCL_WHEEL_RC EQUAL 0 AND COMPOPT_NCCL_WHEEL)
       list(APPEND COMPOPT_NCCL_HINTS ${COMPOPT_NCCL_WHEEL})
     endif()
-  endif()
+    unset(COMPOPT_NCCL_ASKED_PYTHON)
+  endforeach()
   file(GLOB COMPOPT_NCCL_GLOBBED LIST_DIRECTORIES true
        /usr/lib/python3*/site-packages/nvidia/nccl /usr/lib/python3/dist-packages/nvidia/nccl
        /usr/local/lib/python3*/site-packages/nvidia/nccl /usr/local/lib/python3*/dist-packages/nvidia/nccl
