@@ -61,10 +61,10 @@ class DeviceOptimizerHandle {
     }
     float* x = device_floats(params, "params");
     const float* g = device_floats(grads, "grads");
-    Communicator& comm = world.comm();
+    World::Use use(world);
     const py::gil_scoped_release release;
     gpu_.activate();
-    optimizer_.step(x, g, comm);
+    optimizer_.step(x, g, use.comm());
     gpu_.synchronize();
   }
 

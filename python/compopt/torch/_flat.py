@@ -2,7 +2,8 @@
 
 Every parameter's ``.data`` becomes a view into one flat float32 tensor (as apex's flat master
 parameters) and every gradient a view into a second one, so the C++ optimizer steps the whole
-model through two zero-copy NumPy views of them. Gradients that autograd allocated elsewhere
+model through two zero-copy NumPy views of them (on CUDA, through their device
+pointers). Gradients that autograd allocated elsewhere
 (after ``zero_grad(set_to_none=True)``) are copied in and re-pointed at the flat buffer; a
 parameter without a gradient contributes zeros (as DDP does for unused parameters).
 """
@@ -19,8 +20,9 @@ def _check_parameter(index, p):
     if p.dtype != torch.float32:
         raise TypeError(f"parameter {index}: dtype {p.dtype}, expected torch.float32 "
                         "(compopt's optimizers step fp32 parameters)")
-    if p.device.type != "cpu":
-        raise ValueError(f"parameter {index}: on device '{p.device}', expected a CPU tensor")
+    if p.device.type not in ("cpu", "cuda"):
+        raise ValueError(f"parameter {index}: on device '{p.device}', expected a CPU or CUDA "
+                         "tensor")
     if p.is_sparse:
         raise ValueError(f"parameter {index}: sparse tensor, expected a dense one")
     if p.numel() == 0:
@@ -37,9 +39,13 @@ class FlatParameters:
             if id(p) in seen:
                 raise ValueError(f"parameter {index}: listed twice, expected each tensor once")
             seen.add(id(p))
+        devices = sorted({str(p.device) for p in params})
+        if len(devices) > 1:
+            raise ValueError(f"parameters on devices {devices}, expected all on one device")
+        self.device = params[0].device if params else torch.device("cpu")
         total = sum(p.numel() for p in params)
-        self.params = torch.empty(total, dtype=torch.float32)
-        self.grads = torch.zeros(total, dtype=torch.float32)
+        self.params = torch.empty(total, dtype=torch.float32, device=self.device)
+        self.grads = torch.zeros(total, dtype=torch.float32, device=self.device)
         self.layout = []
         self._params = list(params)
         self._grad_views = []
@@ -56,8 +62,10 @@ class FlatParameters:
             self.layout.append((f"param{index}", n))
             offset += n
         self._data_ptrs = [p.data_ptr() for p in self._params]
-        self.params_np = self.params.numpy()
-        self.grads_np = self.grads.numpy()
+        # Zero-copy NumPy views for the CPU optimizer; CUDA buffers go by device pointer.
+        on_cpu = self.device.type == "cpu"
+        self.params_np = self.params.numpy() if on_cpu else None
+        self.grads_np = self.grads.numpy() if on_cpu else None
 
     def gather_grads(self):
         """Brings every gradient into the flat grad buffer (a no-op for views of it).

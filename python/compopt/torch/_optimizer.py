@@ -6,11 +6,13 @@ communication (the gradient allreduce in warmup, the compressed momentum after t
 One param group only. ``param_groups[0]['lr']`` is the rate of the next step when the
 optimizer's ``schedule`` is constant: a change (by hand or a torch LR scheduler) rebuilds the
 C++ optimizer with the new rate and its state, so it takes effect bit for bit; with a compopt
-``schedule`` key the rate is the schedule's and changing it is refused. docs/python.md.
+``schedule`` key the rate is the schedule's and changing it is refused. Parameters on a CUDA
+device are stepped by the GPU optimizer (``compopt._cuda``, builds with CUDA only), which has no
+state export: state_dict() and rate changes are refused there. docs/python.md.
 """
 import torch
 
-from .. import InvalidArgument, _compopt
+from .. import InvalidArgument, _compopt, _cuda
 from .._world import init
 from ._flat import FlatParameters
 
@@ -62,7 +64,19 @@ class Optimizer(torch.optim.Optimizer):
         self._lr = lr
         self._flat = FlatParameters(group["params"])
         self._world = world if world is not None else init()
-        self._cpp = _compopt.Optimizer(self._name, keys, self._flat.layout)
+        self._cpp = self._build(keys)
+
+    def _build(self, keys):
+        if self._flat.device.type == "cuda":
+            return _cuda.device_optimizer(self._name, keys, self._flat.layout,
+                                          self._flat.device.index)
+        return _compopt.Optimizer(self._name, keys, self._flat.layout)
+
+    def _require_cpu(self, what):
+        if self._flat.device.type != "cpu":
+            raise ValueError(f"{self._name}: {what} of an optimizer on CUDA tensors is not "
+                             "supported (the GPU optimizer has no state export); expected CPU "
+                             "parameters")
 
     def add_param_group(self, param_group):
         """Refused once built: the C++ optimizer's layout is fixed (torch's constructor adds
@@ -114,6 +128,7 @@ class Optimizer(torch.optim.Optimizer):
                 f"{self._name}: param_groups[0]['lr'] changed from {self._lr} to {lr}, but the "
                 f"rate follows schedule={self._keys['schedule']}; change it through the "
                 "schedule keys, or use schedule=constant with a torch LR scheduler")
+        self._require_cpu("a change of param_groups[0]['lr']")
         keys = dict(self._keys, lr=_key_text("lr", float(lr)))
         rebuilt = _compopt.Optimizer(self._name, keys, self._flat.layout)
         rebuilt.load_state(self._cpp.save_state())
@@ -128,7 +143,10 @@ class Optimizer(torch.optim.Optimizer):
                 loss = closure()
         self._follow_lr()
         self._flat.gather_grads()
-        self._cpp.step(self._flat.params_np, self._flat.grads_np, self._world)
+        if self._flat.params_np is None:
+            _cuda.step_cuda(self._cpp, self._flat.params, self._flat.grads, self._world)
+        else:
+            self._cpp.step(self._flat.params_np, self._flat.grads_np, self._world)
         return loss
 
     def zero_grad(self, set_to_none=False):
@@ -139,6 +157,7 @@ class Optimizer(torch.optim.Optimizer):
     def state_dict(self):
         """torch's state_dict plus entry 'compopt': the C++ state (moments, error feedback,
         frozen variance, step, ...) with the optimizer, layout, world size and rank it fits."""
+        self._require_cpu("state_dict()")
         out = super().state_dict()
         out[_COMPOPT] = {"optimizer": self._name, "layout": self._cpp.layout,
                          "world_size": self._world.size, "rank": self._world.rank,
@@ -151,6 +170,7 @@ class Optimizer(torch.optim.Optimizer):
         if saved is None:
             raise ValueError(f"{self._name}: load_state_dict got no '{_COMPOPT}' entry, "
                              "expected a state_dict() of a compopt.torch optimizer")
+        self._require_cpu("load_state_dict()")
         self._check_fits(saved)
         rest = {k: v for k, v in state_dict.items() if k != _COMPOPT}
         lr = rest["param_groups"][0]["lr"] if rest.get("param_groups") else self._lr
