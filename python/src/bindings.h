@@ -9,5 +9,9 @@ namespace compopt::python {
 void bind_errors(pybind11::module_& m);      // InvalidArgument, CommError as Python exceptions
 void bind_world(pybind11::module_& m);       // World: this process's communicator (init())
 void bind_optimizers(pybind11::module_& m);  // Optimizer over flat fp32 buffers
+// optimizer_spec(name): what the optimizer registry says about one optimizer
+void bind_optimizer_spec(pybind11::module_& m);
+// run_local_steps: optimizers on the threads of a local world, for tests
+void bind_local_replay(pybind11::module_& m);
 
 }  // namespace compopt::python

@@ -7,4 +7,6 @@ PYBIND11_MODULE(_compopt, m) {
   compopt::python::bind_errors(m);
   compopt::python::bind_world(m);
   compopt::python::bind_optimizers(m);
+  compopt::python::bind_optimizer_spec(m);
+  compopt::python::bind_local_replay(m);
 }

@@ -1,0 +1,151 @@
+"""compopt.torch.Optimizer: any optimizer of compopt's registry as a torch.optim.Optimizer.
+
+The C++ optimizer (the same code the CLI and the simulator run) steps all parameters at once
+over the flat buffers of FlatParameters, on this process's World; it does its own
+communication (the gradient allreduce in warmup, the compressed momentum after the freeze).
+One param group only. ``param_groups[0]['lr']`` is the rate of the next step when the
+optimizer's ``schedule`` is constant: a change (by hand or a torch LR scheduler) rebuilds the
+C++ optimizer with the new rate and its state, so it takes effect bit for bit; with a compopt
+``schedule`` key the rate is the schedule's and changing it is refused. docs/python.md.
+"""
+import torch
+
+from .. import _compopt
+from .._world import init
+from ._flat import FlatParameters
+
+_COMPOPT = "compopt"  # the state_dict entry holding the C++ state
+
+
+def _key_text(key, value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (int, str)):
+        return str(value)
+    raise TypeError(f"hyper-parameter '{key}' = {value!r}: expected a number, bool or str")
+
+
+class Optimizer(torch.optim.Optimizer):
+    """compopt optimizer `name` (registry name or alias) over `params` (one group).
+
+    world: a compopt.World (None: compopt.init()). hyper: the registry's keys
+    (docs/optimizers.md), e.g. lr=1e-3, beta2=0.99, freeze_step=100; None values are left out.
+    """
+
+    def __init__(self, name, params, world=None, **hyper):
+        spec = _compopt.optimizer_spec(name)
+        keys = {k: _key_text(k, v) for k, v in hyper.items() if v is not None}
+        lr = float(keys["lr"]) if "lr" in keys else spec["default_lr"]
+        super().__init__(params, {"lr": lr})
+        if len(self.param_groups) != 1:
+            raise ValueError(f"{spec['name']}: got {len(self.param_groups)} param groups, "
+                             "expected one (compopt steps all parameters as one flat vector)")
+        group = self.param_groups[0]
+        extra = sorted(set(group) - {"params", "lr"})
+        if extra or group["lr"] != lr:
+            raise ValueError(f"{spec['name']}: param group sets {extra or ['lr']}, expected "
+                             "hyper-parameters as constructor arguments")
+        self._name = spec["name"]
+        self._keys = keys
+        self._lr = lr
+        self._flat = FlatParameters(group["params"])
+        self._world = world if world is not None else init()
+        self._cpp = _compopt.Optimizer(self._name, keys, self._flat.layout)
+
+    @property
+    def name(self):
+        """Canonical registry name."""
+        return self._name
+
+    @property
+    def world(self):
+        return self._world
+
+    @property
+    def stage(self):
+        """Stage of the next step: full_precision, warmup, compression or local."""
+        return self._cpp.stage
+
+    @property
+    def step_count(self):
+        return self._cpp.step_count
+
+    @property
+    def flat_parameters(self):
+        """The flat fp32 tensor every parameter is a view of."""
+        return self._flat.params
+
+    def metrics(self):
+        """After the latest step: step, lr, stage, variance_norm, variance_ratio, variance_l1,
+        layer_coefficients, layer_ratios (None or [] where the optimizer has none)."""
+        return self._cpp.metrics()
+
+    def _follow_lr(self):
+        lr = self.param_groups[0]["lr"]
+        if lr == self._lr:
+            return
+        if self._keys.get("schedule", "constant") != "constant":
+            raise ValueError(
+                f"{self._name}: param_groups[0]['lr'] changed from {self._lr} to {lr}, but the "
+                f"rate follows schedule={self._keys['schedule']}; change it through the "
+                "schedule keys, or use schedule=constant with a torch LR scheduler")
+        keys = dict(self._keys, lr=_key_text("lr", float(lr)))
+        rebuilt = _compopt.Optimizer(self._name, keys, self._flat.layout)
+        rebuilt.load_state(self._cpp.save_state())
+        self._cpp, self._keys, self._lr = rebuilt, keys, lr
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        """One step of every rank's optimizer (collective: all ranks call it)."""
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        self._follow_lr()
+        self._flat.gather_grads()
+        self._cpp.step(self._flat.params_np, self._flat.grads_np, self._world)
+        return loss
+
+    def zero_grad(self, set_to_none=False):
+        """Zeros all gradients in one pass; they stay views of the flat buffer whatever
+        set_to_none says (a None gradient would cost a copy at the next step)."""
+        self._flat.zero_grads()
+
+    def state_dict(self):
+        """torch's state_dict plus entry 'compopt': the C++ state (moments, error feedback,
+        frozen variance, step, ...) with the optimizer, layout, world size and rank it fits."""
+        out = super().state_dict()
+        out[_COMPOPT] = {"optimizer": self._name, "layout": self._cpp.layout,
+                         "world_size": self._world.size, "rank": self._world.rank,
+                         "state": self._cpp.save_state()}
+        return out
+
+    def load_state_dict(self, state_dict):
+        """Restores a state_dict() of the same optimizer, model, world size and rank."""
+        saved = state_dict.get(_COMPOPT) if isinstance(state_dict, dict) else None
+        if saved is None:
+            raise ValueError(f"{self._name}: load_state_dict got no '{_COMPOPT}' entry, "
+                             "expected a state_dict() of a compopt.torch optimizer")
+        self._check_fits(saved)
+        rest = {k: v for k, v in state_dict.items() if k != _COMPOPT}
+        lr = rest["param_groups"][0]["lr"] if rest.get("param_groups") else self._lr
+        super().load_state_dict(rest)
+        self._cpp.load_state(saved["state"])
+        if lr != self.param_groups[0]["lr"]:
+            raise ValueError(f"{self._name}: param group lr {self.param_groups[0]['lr']} after "
+                             f"loading, expected the saved {lr}")
+        self._follow_lr()
+
+    def _check_fits(self, saved):
+        here = {"optimizer": self._name, "layout": self._cpp.layout,
+                "world_size": self._world.size, "rank": self._world.rank}
+        for key, value in here.items():
+            theirs = saved.get(key)
+            if key == "layout" and theirs is not None:
+                theirs = [tuple(t) for t in theirs]
+            if theirs != value:
+                raise ValueError(f"{self._name}: state_dict has {key} {theirs!r}, this optimizer "
+                                 f"has {value!r}; expected the state of the same optimizer, "
+                                 "model, world size and rank")

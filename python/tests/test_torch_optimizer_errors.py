@@ -1,0 +1,58 @@
+"""compopt.torch optimizers refuse bad input with errors that name the problem."""
+import pytest
+import torch
+
+import compopt
+import compopt.torch as ct
+
+
+def _param(dtype=torch.float32):
+    return torch.nn.Parameter(torch.ones(3, dtype=dtype))
+
+
+def test_refuses_non_float32_parameters():
+    with pytest.raises(TypeError, match="parameter 0: dtype torch.float64, expected torch.float32"):
+        ct.SGD([_param(torch.float64)])
+
+
+def test_refuses_several_param_groups():
+    with pytest.raises(ValueError, match="got 2 param groups, expected one"):
+        ct.Adam([{"params": [_param()]}, {"params": [_param()]}])
+
+
+def test_refuses_per_group_hyper_parameters():
+    with pytest.raises(ValueError, match=r"param group sets \['momentum'\]"):
+        ct.SGD([{"params": [_param()], "momentum": 0.9}])
+
+
+def test_unknown_names_and_keys_raise_invalid_argument():
+    with pytest.raises(compopt.InvalidArgument, match="unknown optimizer 'adamx'"):
+        ct.Optimizer("adamx", [_param()])
+    with pytest.raises(compopt.InvalidArgument, match="beta7"):
+        ct.Adam([_param()], beta7=0.5)
+    with pytest.raises(compopt.InvalidArgument, match="freeze_step"):
+        ct.OneBitLamb([_param()])
+
+
+def test_refuses_bad_betas_and_values():
+    with pytest.raises(ValueError, match=r"betas = \(0.9,\): expected a pair"):
+        ct.Adam([_param()], betas=(0.9,))
+    with pytest.raises(TypeError, match=r"hyper-parameter 'beta' = \[0.9\]"):
+        ct.MomentumSGD([_param()], momentum=[0.9])
+
+
+def test_refuses_lr_changes_against_a_compopt_schedule():
+    p = _param()
+    opt = ct.SGD([p], lr=0.1, schedule="cosine", total_steps=10)
+    opt.param_groups[0]["lr"] = 0.2
+    p.grad = torch.ones(3)
+    with pytest.raises(ValueError, match="follows schedule=cosine"):
+        opt.step()
+
+
+def test_refuses_a_parameter_moved_off_the_flat_buffer():
+    p = _param()
+    opt = ct.SGD([p], lr=0.1)
+    p.data = torch.zeros(3)
+    with pytest.raises(ValueError, match="no longer lies in the optimizer's flat buffer"):
+        opt.step()
