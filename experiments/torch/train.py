@@ -1,4 +1,4 @@
-"""Trains a real PyTorch model data-parallel with one of compopt's C++ optimizers.
+"""Trains a real PyTorch model data-parallel with compopt.torch (compopt's C++ optimizers).
 
     build/experiments/compopt launch -n 4 -- /usr/bin/python3 experiments/torch/train.py \
         --model transformer --optimizer onebit-adam --steps 600 --out runs/torch/t-1ba
@@ -6,9 +6,9 @@
 Use Debian's interpreter, /usr/bin/python3 (it sees python3-torch); see docs/python.md,
 "Real models and examples". --model resnet: a small ResNet on Fashion-MNIST; --model
 transformer: a byte-level transformer LM on the python3.11-doc text (experiments/torch/
-tasks.py). Each rank trains on its shard; the optimizer averages gradients (or compresses
-momentum) across ranks. Rank 0 writes OUT/metrics.csv, run.json and summary.json in
-`compopt train`'s format. Bad arguments exit 2 before any work.
+tasks.py). Each rank trains on its shard; the optimizer, a compopt.torch.Optimizer, averages
+gradients (or compresses momentum) across ranks. Rank 0 writes OUT/metrics.csv, run.json and
+summary.json in `compopt train`'s format. Bad arguments exit 2 before any work.
 """
 import argparse
 import math
@@ -20,10 +20,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 
 import compopt  # noqa: E402
+import compopt.torch  # noqa: E402
 import data  # noqa: E402
 import metrics as run_files  # noqa: E402
 import tasks  # noqa: E402
-from flat_optimizer import FlatOptimizer, RankMean  # noqa: E402
+from rank_mean import RankMean  # noqa: E402
 
 # Per-optimizer learning rate unless --lr is given (docs/convergence.md, "Real models").
 DEFAULT_LR = {"adam": 1e-3, "onebit-adam": 1e-3, "lamb": 5e-3, "onebit-lamb": 5e-3,
@@ -174,12 +175,13 @@ def main(argv):
     task = tasks.TASKS[args.model](args)
     hyper = hyper_params(args)
     try:
-        optimizer = FlatOptimizer(task.model, args.optimizer, hyper, world)
-    except compopt.InvalidArgument as e:
+        optimizer = compopt.torch.Optimizer(args.optimizer, task.model.parameters(), world,
+                                            **hyper)
+    except (compopt.InvalidArgument, ValueError, TypeError) as e:
         sys.stderr.write(f"error: --optimizer {args.optimizer}: {e}\n")
         return 2
     settings = dict(vars(args), ranks=world.size, backend=world.backend, optimizer_keys=hyper,
-                    parameters=optimizer.flat.numel())
+                    parameters=optimizer.flat_parameters.numel())
     out = run_files.RunDirectory(args.out, settings) if world.rank == 0 else None
     summary = run(args, world, task, optimizer, out)
     if out:
