@@ -57,13 +57,12 @@ std::vector<TorchRunSpec> full_specs() {
 std::vector<TorchRunSpec> specs_at(const StudyContext& context) {
   if (context.full) return full_specs();
   const int steps = torch_variance_steps(context);
-  return {
-      {"transformer-adam",
-       "transformer",
-       "adam",
-       {"--set", fmt::format("beta2={}", torch_variance_beta2(context)), "--steps",
-        std::to_string(steps), "--eval-every", std::to_string(steps), "--eval-examples", "256"}},
-      torch_variance_spec(context)};
+  std::vector<std::string> extra{"--steps",         std::to_string(steps),
+                                 "--eval-every",    std::to_string(steps),
+                                 "--eval-examples", "256"};
+  const std::vector<std::string> schedule = torch_variance_schedule(context);
+  extra.insert(extra.end(), schedule.begin(), schedule.end());
+  return {{"transformer-adam", "transformer", "adam", extra}, torch_variance_spec(context)};
 }
 
 }  // namespace
@@ -100,9 +99,10 @@ std::string run_torch_convergence_study(const StudyContext& context) {
       "(16 windows of 64 bytes per rank, next-byte accuracy on validation windows). {} "
       "Wall time is this machine's and varies with its load. The papers train other models, so "
       "there is no published number beside these.\n\n{}",
-      context.full ? "Three optimizer pairs per model, 1-bit Adam and 1-bit LAMB with T_w = 15%."
-                   : "Quick scale: the transformer only, Adam against 1-bit Adam with the "
-                     "automatic freeze (the torch_variance run), beta2 0.95.",
+      context.full
+          ? "Three optimizer pairs per model, 1-bit Adam and 1-bit LAMB with T_w = 15%."
+          : "Quick scale: the transformer only, Adam against 1-bit Adam with the "
+            "automatic freeze (the torch_variance run), both with its beta2 and LR warmup.",
       table.str());
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/optim/variance_freeze_detector.h"
 #include "core/util/file_io.h"
 
 namespace compopt::cli::reproduce {
@@ -19,7 +20,11 @@ constexpr int kRanks = 4;
 constexpr const char* kPython = "/usr/bin/python3";
 
 // This executable is <build>/experiments/compopt; the Python module is under <build>/python.
-fs::path build_dir() { return fs::canonical("/proc/self/exe").parent_path().parent_path(); }
+// Resolved once: a rebuild during a run replaces the file /proc/self/exe points at.
+fs::path build_dir() {
+  static const fs::path dir = fs::canonical("/proc/self/exe").parent_path().parent_path();
+  return dir;
+}
 
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
@@ -76,14 +81,23 @@ double torch_variance_beta2(const StudyContext& context) { return context.full ?
 
 int torch_variance_steps(const StudyContext& context) { return context.full ? 400 : 60; }
 
+std::vector<std::string> torch_variance_schedule(const StudyContext& context) {
+  const int64_t delta = VarianceFreezeDetector::delta_for(torch_variance_beta2(context));
+  return {"--set", fmt::format("beta2={}", torch_variance_beta2(context)),
+          "--set", "schedule=linear_warmup_step_decay",
+          "--set", fmt::format("warmup_steps={}", 2 * delta),
+          "--set", "decay=1",
+          "--set", "decay_every=1"};
+}
+
 TorchRunSpec torch_variance_spec(const StudyContext& context) {
   const int steps = torch_variance_steps(context);
-  return {"transformer-onebit-adam-auto",
-          "transformer",
-          "onebit-adam",
-          {"--freeze-step", "auto", "--set", fmt::format("beta2={}", torch_variance_beta2(context)),
-           "--steps", std::to_string(steps), "--eval-every", std::to_string(steps),
-           "--eval-examples", "256"}};
+  std::vector<std::string> extra{"--freeze-step",       "auto",         "--steps",
+                                 std::to_string(steps), "--eval-every", std::to_string(steps),
+                                 "--eval-examples",     "256"};
+  const std::vector<std::string> schedule = torch_variance_schedule(context);
+  extra.insert(extra.end(), schedule.begin(), schedule.end());
+  return {"transformer-onebit-adam-auto", "transformer", "onebit-adam", extra};
 }
 
 std::string torch_skipped_section(const std::string& reason) {

@@ -37,9 +37,12 @@ std::string torch_unavailable_reason();
 std::vector<TorchRun> torch_runs(const StudyContext& context,
                                  const std::vector<TorchRunSpec>& specs);
 
-// The torch_variance study's run (1-bit Adam, freeze_step = auto, on the transformer); at the
-// quick scale the torch_convergence study compares Adam against this same run.
+// The torch_variance study's run (1-bit Adam, freeze_step = auto, on the transformer, with
+// the variance study's LR warmup over 2 Delta steps, the detector's lr_warmup_steps); at the
+// quick scale the torch_convergence study compares Adam with the same schedule against it.
 TorchRunSpec torch_variance_spec(const StudyContext& context);
+// train.py's --set arguments of that schedule and beta2.
+std::vector<std::string> torch_variance_schedule(const StudyContext& context);
 double torch_variance_beta2(const StudyContext& context);
 int torch_variance_steps(const StudyContext& context);
 
