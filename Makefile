@@ -28,6 +28,7 @@ test: build
 bench: build
 	$(BUILD_DIR)/tests/bench/compopt_bench
 	$(BUILD_DIR)/tests/bench/compopt_sim_scale_bench
+	PYTHONPATH=python COMPOPT_BUILD_DIR=$(BUILD_DIR) /usr/bin/python3 tests/bench/python_optimizer_bench.py
 
 # The main job on its built-in default: every study of the papers at the quick
 # scale, figures and report.md under runs/reproduce-<time>/ (runs/latest-reproduce

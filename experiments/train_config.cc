@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/optim/deepspeed_config.h"
 #include "core/optim/optimizer_factory.h"
 #include "core/tasks/task_factory.h"
 #include "core/train/shard_sampler.h"
@@ -107,14 +108,38 @@ std::string resolve_percent(const std::string& key, const std::string& full_key,
   return std::to_string(std::max<int64_t>(1, steps));
 }
 
+// optimizer.deepspeed: the optimizer block of a DeepSpeed JSON config gives the optimizer and
+// its keys (core/optim/deepspeed_config.h); the other [optimizer]/[schedule] keys add to them.
+void apply_deepspeed(const std::string& path, TrainConfig& c, HyperParamMap& params) {
+  if (!c.optimizer.empty()) {
+    throw InvalidArgument(
+        "config keys 'optimizer.name' and 'optimizer.deepspeed' are both set, "
+        "expected one of them");
+  }
+  const DeepSpeedOptimizer mapped = deepspeed_optimizer_file(path);
+  c.optimizer = mapped.optimizer;
+  for (const auto& [key, value] : mapped.keys) {
+    if (params.count(key)) {
+      throw InvalidArgument(
+          fmt::format("optimizer key '{}' is set both by the DeepSpeed config "
+                      "'{}' and by [optimizer]/[schedule], expected one",
+                      key, path));
+    }
+    params[key] = value;
+  }
+}
+
 void resolve_optimizer(TrainConfig& c) {
   HyperParamMap params;
   std::string schedule_type;
+  std::string deepspeed;
   for (const auto& [full, value] : c.values) {
     const auto dot = full.find('.');
     const std::string table = full.substr(0, dot), key = full.substr(dot + 1);
     if (table == "optimizer" && key == "name") {
       c.optimizer = value;
+    } else if (table == "optimizer" && key == "deepspeed") {
+      deepspeed = value;
     } else if (table == "optimizer" || table == "schedule") {
       const std::string target = table == "schedule" && key == "type" ? "schedule" : key;
       if (table == "schedule" && key == "schedule") {
@@ -129,6 +154,7 @@ void resolve_optimizer(TrainConfig& c) {
       params[target] = resolve_percent(key, full, value, c.steps);
     }
   }
+  if (!deepspeed.empty()) apply_deepspeed(deepspeed, c, params);
   if (c.optimizer.empty()) c.optimizer = "adam";
   const auto sched = params.find("schedule");
   if (sched != params.end() &&

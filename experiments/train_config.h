@@ -8,7 +8,8 @@
 //               (alias ranks_per_node), batch_per_rank, epochs | steps, eval_every, seed; sim only:
 //               compute, gpu, compute_precision, stand_in, stand_in_batch (sim_compute.h)
 //   [task]      name and the task's keys (core/tasks/task_factory.h)
-//   [optimizer] name and hyper-parameters passed through to make_optimizer
+//   [optimizer] name and hyper-parameters passed through to make_optimizer, or deepspeed (a
+//               DeepSpeed JSON config whose optimizer block gives both, deepspeed_config.h)
 //   [schedule]  type (-> optimizer key "schedule") and the schedule's keys
 // Step-count keys of [optimizer]/[schedule] (freeze_step, warmup_steps,
 // total_steps, decay_every, amsgrad_start) accept "P%" of the run's total

@@ -13,5 +13,7 @@ void bind_optimizers(pybind11::module_& m);  // Optimizer over flat fp32 buffers
 void bind_optimizer_spec(pybind11::module_& m);
 // run_local_steps: optimizers on the threads of a local world, for tests
 void bind_local_replay(pybind11::module_& m);
+// deepspeed_optimizer: a DeepSpeed optimizer block mapped onto the registry
+void bind_deepspeed(pybind11::module_& m);
 
 }  // namespace compopt::python

@@ -9,4 +9,5 @@ PYBIND11_MODULE(_compopt, m) {
   compopt::python::bind_optimizers(m);
   compopt::python::bind_optimizer_spec(m);
   compopt::python::bind_local_replay(m);
+  compopt::python::bind_deepspeed(m);
 }

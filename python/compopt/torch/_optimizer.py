@@ -73,6 +73,11 @@ class Optimizer(torch.optim.Optimizer):
         return self._cpp.step_count
 
     @property
+    def layout(self):
+        """[(tensor name, size)] of the flat buffer: param0, param1, ... in parameter order."""
+        return self._flat.layout
+
+    @property
     def flat_parameters(self):
         """The flat fp32 tensor every parameter is a view of."""
         return self._flat.params
