@@ -141,15 +141,19 @@ def step_row(args, world, step, batches, m, times):
 
 def run(args, world, task, optimizer, out):
     batches = data.ShardedBatches(task.n_train, world.rank, world.size, args.batch, args.seed)
-    mean, start, last = RankMean(3, world), time.perf_counter(), {}
+    loss_mean, eval_mean = RankMean(1, world), RankMean(3, world)
+    start, last = time.perf_counter(), {"warmup": None}
     for step in range(1, args.steps + 1):
         t0 = time.perf_counter()
         loss, stage, compute, step_s = train_step(task, optimizer, batches, step - 1)
-        row = {"train_loss": mean([loss, 0, 0])[0], "stage": stage}
+        row = {"train_loss": loss_mean([loss])[0], "stage": stage}
         if not math.isfinite(row["train_loss"]):
             raise FloatingPointError(f"non-finite train loss at step {step}")
+        if stage == "compression" and last["warmup"] is None:
+            last["warmup"] = step - 1
         if step % args.eval_every == 0 or step == args.steps:
-            row["test_loss"], row["test_accuracy"] = last["test"] = evaluate(task, world, mean)
+            last["test"] = evaluate(task, world, eval_mean)
+            row["test_loss"], row["test_accuracy"] = last["test"]
         now = time.perf_counter()
         times = {"since_start": now - start, "wall": now - t0, "compute": compute, "step": step_s}
         row.update(step_row(args, world, step, batches, optimizer.metrics(), times))
@@ -159,21 +163,19 @@ def run(args, world, task, optimizer, out):
                 out.flush()
     return {"steps": args.steps, "final_test_loss": last["test"][0],
             "final_test_accuracy": last["test"][1], "wall_s": time.perf_counter() - start,
-            "freeze_step": warmup_length(out)}
-
-
-def warmup_length(out):
-    """1-bit Adam / LAMB's T_w: the steps before the first compression step (None: none)."""
-    rows = [r.split(",") for r in out.rows] if out else []
-    return next((int(r[0]) - 1 for r in rows if r[3] == "compression"), None)
+            "freeze_step": last["warmup"]}  # T_w: steps before the first compressed one
 
 
 def main(argv):
     args = parse_args(argv)
     torch.set_num_threads(1)
     world = compopt.init()
-    task = tasks.TASKS[args.model](args)
     hyper = hyper_params(args)
+    try:
+        task = tasks.TASKS[args.model](args)
+    except ValueError as e:  # missing or unreadable data: the message names the path
+        sys.stderr.write(f"error: {e}\n")
+        return 2
     try:
         optimizer = compopt.torch.Optimizer(args.optimizer, task.model.parameters(), world,
                                             **hyper)

@@ -103,6 +103,7 @@ def test_resnet_onebit_adam_freezes_after_the_warmup(tmp_path):
     (["--optimizer", "adam", "--set", "beta2"], "'beta2': expected key=value"),
     (["--optimizer", "adam", "--set", "beta2=1.5"], "beta2"),
     (["--optimizer", "adam", "--set", "colour=red"], "colour"),
+    (["--optimizer", "adam", "--text-dir", "/nonexistent"], "/nonexistent: no *.rst.txt"),
 ])
 def test_bad_arguments_exit_2_naming_the_value(tmp_path, args, named):
     out = str(tmp_path / "run")
