@@ -77,9 +77,9 @@ std::vector<TorchRun> torch_runs(const StudyContext& context,
   return runs;
 }
 
-double torch_variance_beta2(const StudyContext& context) { return context.full ? 0.99 : 0.95; }
+double torch_variance_beta2(const StudyContext& context) { return context.full ? 0.99 : 0.9; }
 
-int torch_variance_steps(const StudyContext& context) { return context.full ? 400 : 60; }
+int torch_variance_steps(const StudyContext& context) { return context.full ? 400 : 40; }
 
 std::vector<std::string> torch_variance_schedule(const StudyContext& context) {
   const int64_t delta = VarianceFreezeDetector::delta_for(torch_variance_beta2(context));
