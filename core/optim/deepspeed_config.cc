@@ -151,7 +151,8 @@ DeepSpeedOptimizer map_params(const TypeRule& t, const Json& params) {
   DeepSpeedOptimizer out;
   out.optimizer = t.optimizer;
   out.keys = t.defaults;
-  for (const auto& [key, value] : params.items()) {
+  for (const auto& item : params.items()) {
+    const std::string& key = item.key();
     const std::string where = "DeepSpeed " + t.type + " params." + key;
     const auto rule =
         std::find_if(t.keys.begin(), t.keys.end(), [&](const KeyRule& k) { return k.key == key; });
@@ -159,7 +160,7 @@ DeepSpeedOptimizer map_params(const TypeRule& t, const Json& params) {
       throw InvalidArgument(where + " has no compopt equivalent, expected one of " +
                             expected_keys(t));
     }
-    apply_rule(*rule, value, where, out);
+    apply_rule(*rule, item.value(), where, out);
   }
   return out;
 }

@@ -1,7 +1,9 @@
-"""compopt.torch under `compopt launch -n N` (TCP): every rank ends bit-identical, equal to the
-same C++ optimizers run on the threads of a local world from the same per-rank gradients, and a
-state_dict resume across the freeze reproduces the run on every rank (torch_ranks_job.py)."""
+"""compopt.torch under `compopt launch -n N` (TCP) and mpirun (MPI): every rank ends
+bit-identical, equal to the same C++ optimizers run on the threads of a local world from the same
+per-rank gradients, and a state_dict resume across the freeze reproduces the run on every rank
+(torch_ranks_job.py)."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -19,12 +21,22 @@ def _keys_text(keys):
     return {k: ("true" if v is True else str(v)) for k, v in keys.items()}
 
 
-@pytest.mark.parametrize("ranks", [2, 4])
-def test_launched_ranks_equal_a_local_world_and_resume_exactly(ranks, tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    subprocess.run([os.path.join(BUILD, "experiments", "compopt"), "launch", "-n", str(ranks),
-                    "--", sys.executable, job.__file__, str(tmp_path)],
-                   check=True, env=env, timeout=240)
+def _launch(launcher, ranks, out_dir):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), COMPOPT_BUILD_DIR=BUILD)
+    job_args = [sys.executable, job.__file__, str(out_dir)]
+    if launcher == "compopt":
+        args = [os.path.join(BUILD, "experiments", "compopt"), "launch", "-n", str(ranks), "--"]
+    else:
+        if shutil.which("mpirun") is None:
+            pytest.skip("mpirun is not installed")
+        args = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", str(ranks),
+                "-x", "PYTHONPATH", "-x", "COMPOPT_BUILD_DIR"]
+    subprocess.run(args + job_args, check=True, env=env, timeout=240)
+
+
+@pytest.mark.parametrize("launcher, ranks", [("compopt", 2), ("compopt", 4), ("mpirun", 2)])
+def test_launched_ranks_equal_a_local_world_and_resume_exactly(launcher, ranks, tmp_path):
+    _launch(launcher, ranks, tmp_path)
     layout = [(f"param{i}", int(np.prod(s))) for i, s in enumerate(job.SHAPES)]
     grads = np.stack([np.stack([job.rank_grads(s, r) for r in range(ranks)])
                       for s in range(job.STEPS)])

@@ -20,6 +20,12 @@ def test_refuses_several_param_groups():
         ct.Adam([{"params": [_param()]}, {"params": [_param()]}])
 
 
+def test_refuses_param_groups_added_later():
+    opt = ct.SGD([_param()])
+    with pytest.raises(ValueError, match="add_param_group after construction is refused"):
+        opt.add_param_group({"params": [_param()]})
+
+
 def test_refuses_per_group_hyper_parameters():
     with pytest.raises(ValueError, match=r"param group sets \['momentum'\]"):
         ct.SGD([{"params": [_param()], "momentum": 0.9}])
@@ -32,6 +38,10 @@ def test_unknown_names_and_keys_raise_invalid_argument():
         ct.Adam([_param()], beta7=0.5)
     with pytest.raises(compopt.InvalidArgument, match="freeze_step"):
         ct.OneBitLamb([_param()])
+    with pytest.raises(compopt.InvalidArgument, match="key 'lr' = 'fast', expected a number"):
+        ct.SGD([_param()], lr="fast")
+    with pytest.raises(compopt.InvalidArgument, match="lr"):
+        ct.SGD([_param()], lr=-1.0)
 
 
 def test_refuses_bad_betas_and_values():

@@ -21,7 +21,8 @@ STEPS, SAVE_AT = 8, 3
 # name -> registry keys: each crosses its freeze at step 3 so the resume spans it.
 CASES = {"onebit-adam": {"lr": 0.01, "freeze_step": 2},
          "onebit-lamb": {"lr": 0.01, "freeze_step": 2}, "birder": {"lr": 0.01},
-         "adam": {"lr": 0.01, "bias_correction": True}, "ef-momentum-sgd": {"lr": 0.05}}
+         "adam": {"lr": 0.01, "bias_correction": True}, "ef-momentum-sgd": {"lr": 0.05},
+         "birder-hierarchical": {"lr": 0.01}}
 
 
 def rank_grads(step, rank):

@@ -10,7 +10,7 @@ C++ optimizer with the new rate and its state, so it takes effect bit for bit; w
 """
 import torch
 
-from .. import _compopt
+from .. import InvalidArgument, _compopt
 from .._world import init
 from ._flat import FlatParameters
 
@@ -27,6 +27,16 @@ def _key_text(key, value):
     raise TypeError(f"hyper-parameter '{key}' = {value!r}: expected a number, bool or str")
 
 
+def _learning_rate(spec, keys):
+    if "lr" not in keys:
+        return spec["default_lr"]
+    try:
+        return float(keys["lr"])
+    except ValueError:
+        raise InvalidArgument(f"{spec['name']}: key 'lr' = '{keys['lr']}', expected a number "
+                              ">= 0") from None
+
+
 class Optimizer(torch.optim.Optimizer):
     """compopt optimizer `name` (registry name or alias) over `params` (one group).
 
@@ -37,7 +47,7 @@ class Optimizer(torch.optim.Optimizer):
     def __init__(self, name, params, world=None, **hyper):
         spec = _compopt.optimizer_spec(name)
         keys = {k: _key_text(k, v) for k, v in hyper.items() if v is not None}
-        lr = float(keys["lr"]) if "lr" in keys else spec["default_lr"]
+        lr = _learning_rate(spec, keys)
         super().__init__(params, {"lr": lr})
         if len(self.param_groups) != 1:
             raise ValueError(f"{spec['name']}: got {len(self.param_groups)} param groups, "
@@ -53,6 +63,14 @@ class Optimizer(torch.optim.Optimizer):
         self._flat = FlatParameters(group["params"])
         self._world = world if world is not None else init()
         self._cpp = _compopt.Optimizer(self._name, keys, self._flat.layout)
+
+    def add_param_group(self, param_group):
+        """Refused once built: the C++ optimizer's layout is fixed (torch's constructor adds
+        the one group through here)."""
+        if hasattr(self, "_flat"):
+            raise ValueError(f"{self._name}: add_param_group after construction is refused; "
+                             "expected all parameters in the constructor's one group")
+        super().add_param_group(param_group)
 
     @property
     def name(self):
