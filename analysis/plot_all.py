@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compopt_plot as cp  # noqa: E402
 
 STUDIES = ["variance", "convergence", "lamb", "volume", "profile", "scalability", "bandwidth",
-           "hierarchical", "break_even"]
+           "hierarchical", "break_even", "torch_variance", "torch_convergence"]
 
 
 def studies_of(run_dir):

@@ -23,9 +23,10 @@ FREEZE_SCHEMA = {"beta2": "f", "delta": "i", "threshold": "f", "freeze_step": "i
 _BETA_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
 
-def plot(run_dir):
-    table = cp.read_csv(cp.study_csv(run_dir, STUDY, "variance.csv"), VARIANCE_SCHEMA)
-    freeze_path = cp.study_csv(run_dir, STUDY, "freeze.csv")
+def plot(run_dir, study=STUDY, model="Fashion-MNIST MLP"):
+    """study: the folder of the CSVs (plot_torch_variance.py draws its own with this)."""
+    table = cp.read_csv(cp.study_csv(run_dir, study, "variance.csv"), VARIANCE_SCHEMA)
+    freeze_path = cp.study_csv(run_dir, study, "freeze.csv")
     freeze = cp.read_csv(freeze_path, FREEZE_SCHEMA) if os.path.exists(freeze_path) else None
 
     betas = sorted(table.unique("beta2"), reverse=True)
@@ -77,7 +78,7 @@ def plot(run_dir):
     ratios = table.values("var_ratio_l1")
     cp.clip_upper(ax_ratio, ratios, floor=1.2 * max(thresholds, default=1.0))
     cp.legend_below(ax_ratio, ncol=2)
-    fig.suptitle("Variance stability of Adam (Fashion-MNIST MLP) and the 1-bit Adam freeze point")
+    fig.suptitle("Variance stability of Adam (%s) and the 1-bit Adam freeze point" % model)
     return fig
 
 

@@ -25,6 +25,10 @@ Registry<Study> make_registry() {
   r.add(
       {{"hierarchical", {}, "Hierarchical against flat 1-bit allreduce"}, run_hierarchical_study});
   r.add({{"break_even", {}, "Break-even bandwidth of compression"}, run_break_even_study});
+  r.add({{"torch_variance", {}, "Variance stability of 1-bit Adam on a PyTorch transformer"},
+         run_torch_variance_study});
+  r.add({{"torch_convergence", {}, "Convergence of real PyTorch models per optimizer pair"},
+         run_torch_convergence_study});
   return r;
 }
 

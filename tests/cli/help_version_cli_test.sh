@@ -36,13 +36,13 @@ out=$("$BIN" sweep --help 2>&1)
 has "sweep --help" "  resnet152-imagenet  ResNet-152" "$out"
 has "sweep --help" "birder-hierarchical" "$out"
 out=$("$BIN" reproduce --help 2>&1)
-has "reproduce --help" "  break_even    Break-even bandwidth of compression" "$out"
+has "reproduce --help" "  break_even         Break-even bandwidth of compression" "$out"
 out=$("$BIN" train --help 2>&1)
 has "train --help" "onebit-lamb" "$out"
 has "train --help" "  ethernet-a100-8" "$out"
 
 out=$("$BIN" list studies 2>&1)
-[ "$(wc -l <<<"$out")" -eq 9 ] || fail "list studies: $(wc -l <<<"$out") lines, expected 9"
+[ "$(wc -l <<<"$out")" -eq 11 ] || fail "list studies: $(wc -l <<<"$out") lines, expected 11"
 out=$("$BIN" list clusters --markdown 2>&1)
 has "list clusters --markdown" "| \`ethernet-v100-4\` | V100-16GB | 16 | 4 | 126 | 40 | star |" "$out"
 "$BIN" list optimizerz > "$WORK/log" 2>&1; rc=$?
