@@ -17,6 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import compopt  # noqa: E402
@@ -24,7 +25,6 @@ import compopt.torch  # noqa: E402
 import data  # noqa: E402
 import metrics as run_files  # noqa: E402
 import tasks  # noqa: E402
-from rank_mean import RankMean  # noqa: E402
 
 # Per-optimizer learning rate unless --lr is given (docs/convergence.md, "Real models").
 DEFAULT_LR = {"adam": 1e-3, "onebit-adam": 1e-3, "lamb": 5e-3, "onebit-lamb": 5e-3,
@@ -111,9 +111,9 @@ def hyper_params(args):
     return {k: v for k, v in hyper.items() if v is not None}
 
 
-def evaluate(task, world, mean):
+def evaluate(task, world):
     task.model.eval()
-    loss, correct, count = mean(task.evaluate_share(world.rank, world.size))
+    loss, correct, count = rank_mean(task.evaluate_share(world.rank, world.size), world)
     task.model.train()
     return loss / count, correct / count
 
@@ -135,24 +135,30 @@ def step_row(args, world, step, batches, m, times):
     return {"step": step, "samples": step * world.size * args.batch,
             "epoch": step / batches.batches_per_epoch, "lr": m["lr"],
             "var_norm_l2": m["variance_norm"], "var_ratio_l1": m["variance_ratio"],
+            "bytes_sent": m["bytes_sent"], "bytes_sent_inter_node": m["bytes_sent_inter_node"],
             "time_s": times["since_start"], "step_wall_s": times["wall"],
-            "compute_s": times["compute"], "comm_s": times["step"]}
+            "compute_s": times["compute"], "comm_s": times["step"] - m["compression_s"],
+            "compression_s": m["compression_s"]}
+
+
+def rank_mean(values, world):
+    """The mean over ranks of a few logged numbers (loss, evaluation sums): compopt's allreduce."""
+    return compopt.allreduce(np.array(values, np.float32), op="mean", world=world).tolist()
 
 
 def run(args, world, task, optimizer, out):
     batches = data.ShardedBatches(task.n_train, world.rank, world.size, args.batch, args.seed)
-    loss_mean, eval_mean = RankMean(1, world), RankMean(3, world)
     start, last = time.perf_counter(), {"warmup": None}
     for step in range(1, args.steps + 1):
         t0 = time.perf_counter()
         loss, stage, compute, step_s = train_step(task, optimizer, batches, step - 1)
-        row = {"train_loss": loss_mean([loss])[0], "stage": stage}
+        row = {"train_loss": rank_mean([loss], world)[0], "stage": stage}
         if not math.isfinite(row["train_loss"]):
             raise FloatingPointError(f"non-finite train loss at step {step}")
         if stage == "compression" and last["warmup"] is None:
             last["warmup"] = step - 1
         if step % args.eval_every == 0 or step == args.steps:
-            last["test"] = evaluate(task, world, eval_mean)
+            last["test"] = evaluate(task, world)
             row["test_loss"], row["test_accuracy"] = last["test"]
         now = time.perf_counter()
         times = {"since_start": now - start, "wall": now - t0, "compute": compute, "step": step_s}

@@ -14,11 +14,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EXAMPLES = os.path.join(REPO, "experiments", "torch")
 BUILD = os.environ.get("COMPOPT_BUILD_DIR") or os.path.join(REPO, "build")
 sys.path.insert(0, EXAMPLES)
-import compopt  # noqa: E402
 import data  # noqa: E402
 import metrics  # noqa: E402
 import models  # noqa: E402
-from rank_mean import RankMean  # noqa: E402
 
 TINY_TRANSFORMER = ["--model", "transformer", "--batch", "4", "--context", "16",
                     "--eval-examples", "16"]
@@ -65,12 +63,6 @@ def test_models_are_identical_for_a_seed_and_the_transformer_is_causal():
         assert torch.allclose(a(tokens)[:, :5], a(changed)[:, :5])  # no look-ahead
         assert not torch.allclose(a(tokens)[:, 5:], a(changed)[:, 5:])
     assert models.build_model("resnet", 1)(torch.zeros(3, 1, 28, 28)).shape == (3, 10)
-
-
-def test_rank_mean_on_one_rank_returns_the_values_unchanged():
-    mean = RankMean(3, compopt.init())
-    assert mean([2.5, -1.0, 1000.0]) == [2.5, -1.0, 1000.0]
-    assert mean([0.125, 0.0, 7.0]) == [0.125, 0.0, 7.0]  # no state carried between calls
 
 
 def test_transformer_adam_on_two_ranks_writes_metrics_and_learns(tmp_path):

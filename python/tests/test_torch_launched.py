@@ -47,3 +47,7 @@ def test_launched_ranks_equal_a_local_world_and_resume_exactly(launcher, ranks, 
             got = np.load(tmp_path / f"{name}.rank{rank}.npy")
             np.testing.assert_array_equal(got, expected[rank], err_msg=f"{name} rank {rank}")
         np.testing.assert_array_equal(expected[0], expected[-1])
+    # A ring allreduce of D floats: each of reduce-scatter and all-gather sends (ranks - 1) / ranks
+    # of the vector per rank, 2 (ranks - 1) D floats over all ranks, however the blocks split.
+    sent = sum(int(np.load(tmp_path / f"adam_bytes.rank{r}.npy")) for r in range(ranks))
+    assert sent == 2 * (ranks - 1) * job.D * 4

@@ -45,7 +45,9 @@ def test_torch_optimizer_equals_cpp_optimizer_bit_for_bit(name):
         opt.step()
         raw.step(flat, _flat(grads).copy(), compopt.init())
         np.testing.assert_array_equal(_flat(params), flat)
-    assert opt.metrics() == raw.metrics()
+    step_cost = {"bytes_sent": 0, "bytes_sent_inter_node": 0}  # one rank sends nothing
+    assert {k: v for k, v in opt.metrics().items() if k != "compression_s"} == dict(
+        raw.metrics(), **step_cost)
     assert opt.stage == raw.stage and opt.step_count == 6
 
 

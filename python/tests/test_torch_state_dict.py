@@ -56,7 +56,9 @@ def test_resume_reproduces_the_uninterrupted_run(make):
     _steps(opt_resumed, resumed, 5, 14)
     for p, q in zip(whole, resumed):
         assert torch.equal(p, q)
-    assert opt_resumed.metrics() == opt.metrics()
+    timed = ("compression_s",)  # wall-clock seconds differ between runs
+    assert ({k: v for k, v in opt_resumed.metrics().items() if k not in timed}
+            == {k: v for k, v in opt.metrics().items() if k not in timed})
 
 
 def test_state_dict_keeps_torch_format_and_the_lr():

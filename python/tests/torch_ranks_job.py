@@ -1,7 +1,8 @@
 """One rank of the launched job test_torch_launched.py starts: compopt.torch optimizers step a
 multi-tensor model from per-rank gradients; each also resumes from a state_dict saved midway and
 checks the resumed run equals the uninterrupted one bit for bit. Writes every rank's final flat
-parameters to <out>/<name>.rank<r>.npy.
+parameters to <out>/<name>.rank<r>.npy, and the bytes one Adam step sent (its metrics'
+bytes_sent) to <out>/adam_bytes.rank<r>.npy.
 
 usage: compopt launch -n N -- /usr/bin/python3 torch_ranks_job.py OUT_DIR
 """
@@ -70,8 +71,18 @@ def _run(name, keys, rank):
     return opt.flat_parameters.numpy()
 
 
+def adam_step_bytes(rank):
+    """bytes_sent of one Adam step: this rank's share of the gradient allreduce."""
+    params = _model()
+    opt = ct.Adam(params, lr=0.01)
+    _steps(opt, params, 0, 1, rank)
+    return opt.metrics()["bytes_sent"]
+
+
 def main(out_dir):
     world = compopt.init()
+    np.save(os.path.join(out_dir, f"adam_bytes.rank{world.rank}.npy"),
+            np.array(adam_step_bytes(world.rank)))
     for name, keys in CASES.items():
         np.save(os.path.join(out_dir, f"{name}.rank{world.rank}.npy"), _run(name, keys, world.rank))
 

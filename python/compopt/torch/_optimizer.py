@@ -65,6 +65,8 @@ class Optimizer(torch.optim.Optimizer):
         self._flat = FlatParameters(group["params"])
         self._world = world if world is not None else init()
         self._cpp = self._build(keys)
+        self._step_cost = {"bytes_sent": None, "bytes_sent_inter_node": None,
+                           "compression_s": None}
 
     def _build(self, keys):
         if self._flat.device.type == "cuda":
@@ -116,8 +118,10 @@ class Optimizer(torch.optim.Optimizer):
 
     def metrics(self):
         """After the latest step: step, lr, stage, variance_norm, variance_ratio, variance_l1,
-        layer_coefficients, layer_ratios (None or [] where the optimizer has none)."""
-        return self._cpp.metrics()
+        layer_coefficients, layer_ratios (None or [] where the optimizer has none), and what
+        the step sent and spent: bytes_sent, bytes_sent_inter_node (this rank's traffic during
+        the step) and compression_s (seconds encoding and decoding; 0 on GPU kernels)."""
+        return dict(self._cpp.metrics(), **self._step_cost)
 
     def _follow_lr(self):
         lr = self.param_groups[0]["lr"]
@@ -143,11 +147,20 @@ class Optimizer(torch.optim.Optimizer):
                 loss = closure()
         self._follow_lr()
         self._flat.gather_grads()
+        before = (self._world.traffic(), _compopt.compression_seconds())
+        self._step_flat()
+        after = (self._world.traffic(), _compopt.compression_seconds())
+        self._step_cost = {"bytes_sent": after[0]["bytes"] - before[0]["bytes"],
+                           "bytes_sent_inter_node": (after[0]["inter_node_bytes"]
+                                                     - before[0]["inter_node_bytes"]),
+                           "compression_s": after[1] - before[1]}
+        return loss
+
+    def _step_flat(self):
         if self._flat.params_np is None:
             _cuda.step_cuda(self._cpp, self._flat.params, self._flat.grads, self._world)
         else:
             self._cpp.step(self._flat.params_np, self._flat.grads_np, self._world)
-        return loss
 
     def zero_grad(self, set_to_none=False):
         """Zeros all gradients in one pass; they stay views of the flat buffer whatever
