@@ -16,29 +16,9 @@
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/reproduce/torch_runs.h"
+#include "experiments/reproduce/variance_files.h"
 
 namespace compopt::cli::reproduce {
-namespace {
-
-constexpr double kThreshold = 0.96;  // onebit-adam's default `threshold`
-
-const CsvSchema& variance_schema() {
-  static const CsvSchema schema("variance.csv", {{"beta2"},
-                                                 {"step"},
-                                                 {"lr", "{:.6g}"},
-                                                 {"train_loss", "{:.8g}"},
-                                                 {"var_norm_l2", "{:.8g}"},
-                                                 {"var_ratio_l1", "{:.8g}"}});
-  return schema;
-}
-
-const CsvSchema& freeze_schema() {
-  static const CsvSchema schema("freeze.csv",
-                                {{"beta2"}, {"delta"}, {"threshold"}, {"freeze_step"}});
-  return schema;
-}
-
-}  // namespace
 
 std::string run_torch_variance_study(const StudyContext& context) {
   if (const std::string reason = torch_unavailable_reason(); !reason.empty())
@@ -56,7 +36,7 @@ std::string run_torch_variance_study(const StudyContext& context) {
   }
   const int64_t delta = VarianceFreezeDetector::delta_for(beta2);
   CsvWriter freeze_csv(freeze_schema());
-  freeze_csv.add({beta2, delta, kThreshold, freeze});
+  freeze_csv.add({beta2, delta, kFreezeThreshold, freeze});
   context.write_file("variance.csv", variance.text());
   context.write_file("freeze.csv", freeze_csv.text());
   MarkdownTable table({"beta2", "Delta", "steps", "freeze step (auto)", "final train loss"});
@@ -72,7 +52,7 @@ std::string run_torch_variance_study(const StudyContext& context) {
       "the detector fires it is Adam: ||v||_2 and the ratio ||v_t||_1 / ||v_t-Delta||_1 are "
       "Adam's; v stays frozen afterwards. [1BA] reports this stability for BERT; no published "
       "number exists for this model.\n\n{}",
-      kThreshold, table.str());
+      kFreezeThreshold, table.str());
 }
 
 }  // namespace compopt::cli::reproduce

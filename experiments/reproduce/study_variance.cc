@@ -16,29 +16,12 @@
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/reproduce/training_runs.h"
+#include "experiments/reproduce/variance_files.h"
 #include "experiments/train_config.h"
 #include "experiments/train_runner.h"
 
 namespace compopt::cli::reproduce {
 namespace {
-
-constexpr double kThreshold = 0.96;
-
-const CsvSchema& variance_schema() {
-  static const CsvSchema schema("variance.csv", {{"beta2"},
-                                                 {"step"},
-                                                 {"lr", "{:.6g}"},
-                                                 {"train_loss", "{:.8g}"},
-                                                 {"var_norm_l2", "{:.8g}"},
-                                                 {"var_ratio_l1", "{:.8g}"}});
-  return schema;
-}
-
-const CsvSchema& freeze_schema() {
-  static const CsvSchema schema("freeze.csv",
-                                {{"beta2"}, {"delta"}, {"threshold"}, {"freeze_step"}});
-  return schema;
-}
 
 struct VarianceRun {
   std::string csv_rows;  // rows of variance_schema()
@@ -58,7 +41,7 @@ std::string variance_run(const StudyContext& context, double beta2) {
         std::string("schedule.decay_every=1")})
     overrides.push_back(o);
   const TrainConfig config = load_train_config("", overrides);
-  VarianceFreezeDetector detector(beta2, kThreshold, lr_warmup);
+  VarianceFreezeDetector detector(beta2, kFreezeThreshold, lr_warmup);
   std::string rows;
   std::optional<int64_t> freeze;
   for (const StepRecord& r : run_training(config).records) {
@@ -93,8 +76,8 @@ std::string run_variance_study(const StudyContext& context) {
       throw std::runtime_error("variance study: malformed result from the Adam run");
     csv += text.substr(eol + 1);
     const int64_t delta = VarianceFreezeDetector::delta_for(betas[i]);
-    freeze_csv.add(
-        {betas[i], delta, kThreshold, freeze > 0 ? std::optional<int64_t>(freeze) : std::nullopt});
+    freeze_csv.add({betas[i], delta, kFreezeThreshold,
+                    freeze > 0 ? std::optional<int64_t>(freeze) : std::nullopt});
     table.add({fmt::format("{}", betas[i]), std::to_string(delta), std::to_string(steps),
                std::to_string(warmup), freeze > 0 ? std::to_string(freeze) : "never",
                freeze > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(freeze) /
@@ -109,7 +92,7 @@ std::string run_variance_study(const StudyContext& context) {
       "||v_t-Delta||_1 >= {} ([1BA] §7.1). [1BA] observes that Adam's variance becomes stable "
       "early in training; the freeze step is the detector's answer on this task (no published "
       "number exists for it).\n\n{}",
-      kThreshold, table.str());
+      kFreezeThreshold, table.str());
 }
 
 }  // namespace compopt::cli::reproduce
