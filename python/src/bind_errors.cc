@@ -11,6 +11,8 @@ namespace compopt::python {
 void bind_errors(pybind11::module_& m) {
   static pybind11::exception<InvalidArgument> invalid(m, "InvalidArgument", PyExc_ValueError);
   static pybind11::exception<CommError> comm_error(m, "CommError", PyExc_RuntimeError);
+  // pybind11's ExceptionTranslator takes the exception_ptr by value.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
   pybind11::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

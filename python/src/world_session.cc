@@ -4,7 +4,7 @@
 
 namespace compopt::python {
 
-WorldSession::WorldSession(const BackendEntry& backend, WorldOptions options) {
+WorldSession::WorldSession(const BackendEntry& backend, const WorldOptions& options) {
   thread_ = std::thread([this, &backend, options] {
     std::exception_ptr error;
     try {

@@ -23,7 +23,7 @@ namespace compopt::python {
 
 class WorldSession {
  public:
-  WorldSession(const BackendEntry& backend, WorldOptions options);
+  WorldSession(const BackendEntry& backend, const WorldOptions& options);
   ~WorldSession();  // close() when still open; never throws
   WorldSession(const WorldSession&) = delete;
   WorldSession& operator=(const WorldSession&) = delete;
