@@ -42,7 +42,7 @@ const std::vector<KeyRule>& adam_keys() {
       {"betas", Rule::kBetas, "", ""},
       {"eps", Rule::kKey, "eps", ""},
       {"weight_decay", Rule::kKey, "weight_decay", ""},
-      {"amsgrad", Rule::kOnly, "false", "AMSGrad is not implemented"},
+      {"amsgrad", Rule::kOnly, "false", "compopt's Adam keeps no AMSGrad maximum of v"},
       {"eps_inside_sqrt", Rule::kOnly, "false", "eps is added outside the square root"},
       {"max_grad_norm", Rule::kOnly, "0", "compopt's optimizers do not clip gradients"}};
   return keys;
