@@ -11,6 +11,7 @@
 #include "core/util/io_error.h"
 #include "experiments/toml_values.h"
 #include "net_models/cluster_presets.h"
+#include "net_models/nccl_version.h"
 #include "sim/allreduce_algorithm.h"
 
 namespace compopt::cli {
@@ -166,6 +167,17 @@ std::vector<ClusterKey> make_cluster_keys() {
        [](ClusterSpec& c, const toml::node& n, const std::string& k) {
          c.allreduce_algorithm = text_of(n, k);
          sim::check_allreduce_algorithm(c.allreduce_algorithm);
+       }},
+      {"nccl_version",
+       [](ClusterSpec& c, const toml::node& n, const std::string& k) {
+         if (!n.is_string()) {  // 2.10 as a TOML number would read as 2.1
+           throw InvalidArgument(fmt::format(
+               "{0}: expected a version string in quotes, e.g. {0} = \"2.4\" (with --set: "
+               "'{0}=\"2.4\"')",
+               k));
+         }
+         c.nccl_version = text_of(n, k);
+         net::parse_nccl_version(c.nccl_version);
        }},
   };
   add_transport_keys(keys, "inter_node", &ClusterSpec::inter_node_transport);

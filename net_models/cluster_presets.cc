@@ -45,14 +45,14 @@ void add_public_spec_clusters(Registry<ClusterEntry>& r) {
          h100_25g});
 }
 
-// The calibrated constants of the two paper clusters (efficiencies, the IB uplink) are
-// the output of net_models/network_fit.h (`compopt profile --calibration --fit`; a test
-// checks they agree); their spreads are the extremes of the published rows around that fit.
+// The calibrated constants of the two paper clusters (their efficiencies) are the output of
+// sim/network_fit.h (`compopt profile --calibration --fit`; a test checks they agree); their
+// spreads are the extremes of the published rows around that fit. Both run NCCL 2.4's
+// algorithm choice (a hypothesis, docs/calibration.md: the paper names no version).
 // Public specs: PCIe 3.0 x16 = 15.75 GB/s per direction (126 Gbit/s); V100
 // NVLink 2.0 = 6 links x 25 GB/s per direction (1200 Gbit/s); A100 NVLink 3.0 =
-// 12 links x 25 GB/s per direction (2400 Gbit/s). Efficiencies and the IB uplink
-// are fitted in docs/calibration.md; latencies are typical figures (they change
-// the fitted rows by < 1%).
+// 12 links x 25 GB/s per direction (2400 Gbit/s). Latencies are typical figures (they
+// change the fitted rows by < 1%).
 ClusterSpec ethernet_v100_preset() {
   ClusterSpec ethernet_v100;
   ethernet_v100.name = "ethernet-v100-4";
@@ -68,6 +68,7 @@ ClusterSpec ethernet_v100_preset() {
   ethernet_v100.inter_node_efficiency = 0.1211;
   ethernet_v100.intra_node_transport = transport_profile("pcie");
   ethernet_v100.inter_node_transport = transport_profile("tcp");
+  ethernet_v100.nccl_version = "2.4";
   ethernet_v100.inter_node_spread_low = 0.846;
   ethernet_v100.inter_node_spread_high = 1.037;
   ethernet_v100.spread_source =
@@ -86,15 +87,13 @@ ClusterSpec infiniband_v100_preset() {
   infiniband_v100.intra_node_efficiency = 0.2828;
   infiniband_v100.inter_node_gbps = 100;
   infiniband_v100.inter_node_latency_s = 2e-6;
-  infiniband_v100.inter_node_efficiency = 0.5565;
-  infiniband_v100.topology = Topology::kFatTree;
-  infiniband_v100.nodes_per_switch = 2;
-  infiniband_v100.uplink_gbps = 59.9;
+  infiniband_v100.inter_node_efficiency = 0.3324;
+  infiniband_v100.nccl_version = "2.4";
   infiniband_v100.inter_node_transport = transport_profile("rdma");
-  infiniband_v100.inter_node_spread_low = 0.953;
-  infiniband_v100.inter_node_spread_high = 1.067;
+  infiniband_v100.inter_node_spread_low = 0.954;
+  infiniband_v100.inter_node_spread_high = 1.070;
   infiniband_v100.spread_source =
-      "Table 1 rows 8-12: row 10 implies 4.7% less bandwidth than the fit, row 11 6.7% more";
+      "Table 1 rows 8-12: row 10 implies 4.6% less bandwidth than the fit, row 11 7.0% more";
   return infiniband_v100;
 }
 
@@ -115,10 +114,11 @@ Registry<ClusterEntry> make_registry() {
   ethernet_a100.inter_node_latency_s = 50e-6;
   ethernet_a100.inter_node_efficiency = 1.0;
   ethernet_a100.inter_node_transport = transport_profile("tcp");
+  ethernet_a100.nccl_version = "2.10.3";  // Birder sec. 5.1
   Registry<ClusterEntry> r("cluster preset");
   r.add({{ethernet_v100.name, {}, "16 nodes x 4 V100 over PCIe, 40 Gbit/s Ethernet (1-bit Adam)"},
          ethernet_v100});
-  r.add({{infiniband_v100.name, {}, "8 nodes x 8 V100 over NVLink, 100 Gbit/s InfiniBand fat tree"},
+  r.add({{infiniband_v100.name, {}, "8 nodes x 8 V100 over NVLink, 100 Gbit/s InfiniBand (1-bit Adam)"},
          infiniband_v100});
   r.add({{ethernet_a100.name, {}, "8 nodes x 8 A100 over NVLink, 10 Gbit/s Ethernet (Birder)"},
          ethernet_a100});

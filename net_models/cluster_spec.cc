@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "core/util/error.h"
+#include "net_models/nccl_version.h"
 
 namespace compopt::net {
 
@@ -197,6 +198,7 @@ void ClusterSpec::validate() const {
     }
     return;  // link figures come from the file
   }
+  if (!nccl_version.empty()) parse_nccl_version(nccl_version);
   check_links(*this);
   inter_node_transport.validate(fmt::format("cluster '{}': inter_node_transport", name));
   intra_node_transport.validate(fmt::format("cluster '{}': intra_node_transport", name));

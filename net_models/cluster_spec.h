@@ -82,6 +82,10 @@ struct ClusterSpec {
   // NCCL's tuning picks) or an algorithm of sim/allreduce_algorithm.h ("ring", "tree"),
   // like NCCL_ALGO. Checked by the step simulator and the config readers.
   std::string allreduce_algorithm = "auto";
+  // The NCCL version the cluster runs (net_models/nccl_version.h): with "auto" above it sets
+  // how the algorithm is picked (sim/allreduce_selection.h: before 2.4 the ring only, 2.4 a
+  // tree threshold, from 2.5 the tuning model). Empty: a current NCCL (the tuning model).
+  std::string nccl_version;
 
   // Uncertainty of the effective bandwidths (net_models/bandwidth_spread.h, docs/calibration.md
   // "Spread"): the low and high predictions run every link of a class at its bandwidth x

@@ -4,6 +4,7 @@
 
 #include "core/util/error.h"
 #include "sim/allreduce_patterns.h"
+#include "sim/allreduce_selection.h"
 #include "sim/nccl_tuning.h"
 
 namespace compopt::sim {
@@ -74,12 +75,10 @@ const AllreduceAlgorithm& choose_allreduce_algorithm(std::string_view choice, do
     }
     return a;
   }
-  const AllreduceAlgorithm* best = &registry.entries().front();
-  for (const AllreduceAlgorithm& a : registry.entries()) {
-    if (file && !a.on_platform_files) continue;
-    if (nccl_predicted_s(a, bytes, cluster) < nccl_predicted_s(*best, bytes, cluster)) best = &a;
-  }
-  return *best;
+  std::vector<const AllreduceAlgorithm*> runnable;
+  for (const AllreduceAlgorithm& a : registry.entries())
+    if (!file || a.on_platform_files) runnable.push_back(&a);
+  return allreduce_selection(cluster).choose(bytes, cluster, runnable);
 }
 
 }  // namespace compopt::sim

@@ -5,8 +5,9 @@
 // (NCCL's double binary tree, same channels). An algorithm gives its message pattern
 // as flow rounds (allreduce_patterns.h), and NCCL's tuning model of it (nccl_tuning.h):
 // protocol latency, algorithm bandwidth and bandwidth factor. The choice is a cluster's
-// `allreduce_algorithm`: "auto" (the algorithm NCCL's tuning model predicts fastest for
-// the message size and cluster, as NCCL picks) or a registered name (like NCCL_ALGO).
+// `allreduce_algorithm`: "auto" (the algorithm NCCL picks for the message size and cluster,
+// by the rule of the cluster's NCCL version, allreduce_selection.h) or a registered name
+// (like NCCL_ALGO).
 
 #include <string_view>
 #include <vector>
@@ -47,8 +48,8 @@ void check_allreduce_algorithm(std::string_view choice);
 // NCCL's predicted time of `a` for `bytes` per GPU: latency + bytes / bandwidth.
 double nccl_predicted_s(const AllreduceAlgorithm& a, double bytes, const net::ClusterSpec& cluster);
 
-// The algorithm for `choice` ("auto": the lowest nccl_predicted_s among those that run on
-// the cluster, the first registered on a tie; else the one named) and `bytes` of gradient
+// The algorithm for `choice` ("auto": the one the cluster's NCCL version picks among those
+// that run on the cluster, allreduce_selection.h; else the one named) and `bytes` of gradient
 // per GPU. Throws like check_allreduce_algorithm, and InvalidArgument when the named one
 // does not run on the cluster's platform file.
 const AllreduceAlgorithm& choose_allreduce_algorithm(std::string_view choice, double bytes,

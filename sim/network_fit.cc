@@ -22,12 +22,6 @@ constexpr std::array<const char*, 2> kFittedClusters = {"ethernet-v100-4", "infi
 constexpr int kMaxIterations = 50;
 constexpr double kTolerance = 1e-6;  // on the geometric mean of predicted / published
 
-// A fat-tree row whose ring leaves its leaf switch: the uplinks set its pace.
-bool spans_leaves(const ClusterSpec& spec, const ProfileRow& row) {
-  return spec.topology == net::Topology::kFatTree && spec.nodes_per_switch > 0 &&
-         row.nodes > spec.nodes_per_switch;
-}
-
 // What a parameter without rows takes, and why; `fit` holds the clusters fitted so far.
 using Fallback = std::pair<double, std::string>;
 
@@ -43,23 +37,16 @@ Fallback intra_fallback(const NetworkFit& fit, const ClusterSpec& spec) {
 }
 
 Fallback inter_fallback(const NetworkFit&, const ClusterSpec&) {
-  return {1.0, "no row within one switch: the nominal NIC (the clusters' fabrics differ)"};
+  return {1.0, "no multi-node row: the nominal NIC (the clusters' fabrics differ)"};
 }
 
-Fallback uplink_fallback(const NetworkFit&, const ClusterSpec&) {
-  return {0.0, "no row across leaf switches: uplinks of the NICs' sum (no oversubscription)"};
-}
-
-// One free parameter: how to read and set it, which rows it governs, whether the cluster has
-// it, where its search starts (the nominal link: efficiency 1, an uplink as fast as one NIC)
-// and what it takes without rows.
+// One free parameter, an efficiency: how to read and set it, which rows it governs and what
+// it takes without rows. Its search starts from the nominal link (efficiency 1).
 struct Parameter {
   const char* name;
   double (*get)(const ClusterSpec&);
   void (*set)(ClusterSpec&, double);
-  bool (*governs)(const ClusterSpec&, const ProfileRow&);
-  bool (*applies)(const ClusterSpec&);
-  double (*start)(const ClusterSpec&);
+  bool (*governs)(const ProfileRow&);
   Fallback (*fallback)(const NetworkFit&, const ClusterSpec&);
 };
 
@@ -67,21 +54,10 @@ const std::vector<Parameter>& parameters() {
   static const std::vector<Parameter> table = {
       {"intra_node_efficiency", [](const ClusterSpec& c) { return c.intra_node_efficiency; },
        [](ClusterSpec& c, double v) { c.intra_node_efficiency = std::min(v, 1.0); },
-       [](const ClusterSpec&, const ProfileRow& r) { return r.nodes == 1; },
-       [](const ClusterSpec&) { return true; }, [](const ClusterSpec&) { return 1.0; },
-       intra_fallback},
+       [](const ProfileRow& r) { return r.nodes == 1; }, intra_fallback},
       {"inter_node_efficiency", [](const ClusterSpec& c) { return c.inter_node_efficiency; },
        [](ClusterSpec& c, double v) { c.inter_node_efficiency = std::min(v, 1.0); },
-       [](const ClusterSpec& c, const ProfileRow& r) { return r.nodes > 1 && !spans_leaves(c, r); },
-       [](const ClusterSpec&) { return true; }, [](const ClusterSpec&) { return 1.0; },
-       inter_fallback},
-      {"uplink_gbps", [](const ClusterSpec& c) { return c.uplink_gbps; },
-       [](ClusterSpec& c, double v) { c.uplink_gbps = v; },
-       [](const ClusterSpec& c, const ProfileRow& r) { return spans_leaves(c, r); },
-       [](const ClusterSpec& c) {
-         return c.topology == net::Topology::kFatTree && c.nodes_per_switch > 0;
-       },
-       [](const ClusterSpec& c) { return c.inter_node_gbps; }, uplink_fallback},
+       [](const ProfileRow& r) { return r.nodes > 1; }, inter_fallback},
   };
   return table;
 }
@@ -89,7 +65,7 @@ const std::vector<Parameter>& parameters() {
 // Multiplies the parameter by the geometric mean of predicted / published over `rows` until
 // that mean is 1; returns the value.
 double fit_parameter(ClusterSpec& spec, const Parameter& p, const std::vector<ProfileRow>& rows) {
-  p.set(spec, p.start(spec));
+  p.set(spec, 1.0);
   for (int i = 0; i < kMaxIterations; ++i) {
     double log_sum = 0;
     for (const ProfileRow& row : rows)
@@ -107,10 +83,9 @@ void fit_across_clusters(NetworkFit& fit, const Parameter& p, const std::vector<
   std::vector<size_t> without;
   for (size_t c = 0; c < fit.clusters.size(); ++c) {
     ClusterSpec& spec = fit.clusters[c];
-    if (!p.applies(spec)) continue;
     std::vector<ProfileRow> mine;
     for (const ProfileRow& row : rows)
-      if (row.cluster == spec.name && p.governs(spec, row)) mine.push_back(row);
+      if (row.cluster == spec.name && p.governs(row)) mine.push_back(row);
     if (mine.empty()) {
       without.push_back(c);
       continue;
@@ -150,8 +125,7 @@ NetworkFit fit_network(const std::vector<ProfileRow>& rows) {
   NetworkFit fit;
   for (const char* name : kFittedClusters) {
     ClusterSpec spec = net::cluster_preset(name);
-    for (const Parameter& p : parameters())
-      if (p.applies(spec)) p.set(spec, p.start(spec));  // nothing of the preset's fit stays
+    for (const Parameter& p : parameters()) p.set(spec, 1.0);  // nothing of the preset's fit stays
     fit.clusters.push_back(spec);
   }
   for (const Parameter& p : parameters()) fit_across_clusters(fit, p, rows);

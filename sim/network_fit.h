@@ -5,15 +5,14 @@
 //
 // Per cluster, each parameter is fitted only on the rows given that it governs:
 //   intra_node_efficiency   the 1-node rows
-//   inter_node_efficiency   multi-node rows within one switch (every multi-node row of a star)
-//   uplink_gbps             fat-tree rows spanning several leaf switches (infiniband-v100-8)
+//   inter_node_efficiency   the multi-node rows (both presets are stars; NCCL's algorithm
+//                           choice, ring or tree, is part of each row's simulation)
 // in this order, each given the ones before. The fit is a multiplicative fixed-point search:
 // the parameter is multiplied by the geometric mean over its rows of predicted / published
 // allreduce time until that mean is 1 within 1e-6 (time ~ latency + bytes / bandwidth, so this
 // converges in a few simulations per row). A parameter left without rows falls back, and says so:
 //   intra_node_efficiency   the other cluster's fit (the only other GPU-link measurement)
 //   inter_node_efficiency   the nominal NIC (efficiency 1): the clusters' fabrics differ
-//   uplink_gbps             0, the NICs' sum under the leaf (no oversubscription)
 
 #include <string>
 #include <vector>

@@ -141,6 +141,10 @@ expect "profile gpus-per-node flag" "gpus_per_node = -2" "${P[@]}" --gpus-per-no
 expect "profile set nics" "nics_per_node = 0" "${P[@]}" --set cluster.nics_per_node=0
 expect "profile allreduce algorithm" "allreduce_algorithm 'collnet': expected auto or one of ring, tree" \
   "${P[@]}" --set cluster.allreduce_algorithm=collnet
+expect "profile nccl version" "nccl_version '2.4.x': expected an NCCL 2 version" "${P[@]}" \
+  --set cluster.nccl_version=2.4.x
+expect "profile nccl version as a number" "cluster.nccl_version: expected a version string in quotes" \
+  "${P[@]}" --set cluster.nccl_version=2.4
 expect "profile set transport" "cluster.inter_node_transport: unknown transport 'udp'" "${P[@]}" \
   --set cluster.inter_node_transport=udp
 expect "profile set incast" "inter_node_transport: incast_loss = 3" "${P[@]}" \

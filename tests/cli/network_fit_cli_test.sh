@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `compopt profile --calibration --fit` and `--cross-validate`: the fit on all rows agrees
-# with the presets (network_fit.csv), the leave-one-out table has one row per published row
-# with its fallback stated where a held-out row leaves a parameter without data, and a plain
+# with the presets (network_fit.csv), the leave-one-out table has one row per published row,
+# each within 10%, with its fallback stated where a held-out row leaves a parameter without
+# data (the 1-node rows), and a plain
 # profile prints and writes low <= expected <= high.
 #   network_fit_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
@@ -16,7 +17,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 /usr/bin/python3 - "$WORK/fit/network_fit.csv" <<'PY' || fail "network_fit.csv check failed"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 5, rows
+assert len(rows) == 4, rows
 for r in rows:
     assert abs(float(r["difference_pct"])) < 0.05, r
     assert r["fallback"] == "", r
@@ -33,8 +34,8 @@ for r in rows:
     pred, pub, err = (float(r[k]) for k in ("predicted_allreduce_ms", "published_allreduce_ms",
                                             "error_pct"))
     assert abs(100 * (pred - pub) / pub - err) < 0.01, r
-    alone = r["nodes"] == "1" or (r["cluster"] == "infiniband-v100-8" and r["nodes"] == "2")
-    assert (r["fallback"] != "") == alone, r
+    assert (r["fallback"] != "") == (r["nodes"] == "1"), r
+    assert abs(err) <= 10, r  # docs/validation.md: 8.8% at worst
 PY
 
 "$BIN" profile --optimizer birder --gpus 16 --out "$WORK/p" > "$WORK/p.log" 2>&1 ||

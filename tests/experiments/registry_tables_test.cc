@@ -64,7 +64,7 @@ TEST(RegistryTables, WorkloadTableHasOneRowPerPresetWithItsFigures) {
 TEST(RegistryTables, ClusterAndStudyTables) {
   const std::string clusters = registry_listings().get("clusters").markdown();
   EXPECT_THAT(clusters,
-              HasSubstr("| `infiniband-v100-8` | V100-32GB | 8 | 8 | 1200 | 100 | fat-tree |"));
+              HasSubstr("| `infiniband-v100-8` | V100-32GB | 8 | 8 | 1200 | 100 | star |"));
   EXPECT_THAT(clusters, HasSubstr("| `ethernet-a100-8` | A100-80GB | 8 | 8 | 2400 | 10 | star |"));
   const std::string gpus = registry_listings().get("gpus").markdown();
   EXPECT_THAT(gpus, HasSubstr("| `H100` | `H100-SXM` | 67 | 494.7 | 989.4 | 989.4 | 1978.9 | 80 | "

