@@ -114,6 +114,19 @@ void add_transport_keys(std::vector<ClusterKey>& keys, const std::string& side,
   }
 }
 
+// nccl_version: a quoted string (net_models/nccl_version.h); 2.10 as a TOML number would
+// read as 2.1, so numbers are refused with the quoting to use.
+void read_nccl_version(ClusterSpec& c, const toml::node& n, const std::string& k) {
+  if (!n.is_string()) {
+    throw InvalidArgument(
+        fmt::format("{0}: expected a version string in quotes, e.g. {0} = \"2.4\" (with --set: "
+                    "'{0}=\"2.4\"')",
+                    k));
+  }
+  c.nccl_version = text_of(n, k);
+  net::parse_nccl_version(c.nccl_version);
+}
+
 std::vector<ClusterKey> make_cluster_keys() {
   std::vector<ClusterKey> keys = {
       {"name",
@@ -168,17 +181,7 @@ std::vector<ClusterKey> make_cluster_keys() {
          c.allreduce_algorithm = text_of(n, k);
          sim::check_allreduce_algorithm(c.allreduce_algorithm);
        }},
-      {"nccl_version",
-       [](ClusterSpec& c, const toml::node& n, const std::string& k) {
-         if (!n.is_string()) {  // 2.10 as a TOML number would read as 2.1
-           throw InvalidArgument(fmt::format(
-               "{0}: expected a version string in quotes, e.g. {0} = \"2.4\" (with --set: "
-               "'{0}=\"2.4\"')",
-               k));
-         }
-         c.nccl_version = text_of(n, k);
-         net::parse_nccl_version(c.nccl_version);
-       }},
+      {"nccl_version", read_nccl_version},
   };
   add_transport_keys(keys, "inter_node", &ClusterSpec::inter_node_transport);
   add_transport_keys(keys, "intra_node", &ClusterSpec::intra_node_transport);

@@ -118,7 +118,9 @@ Registry<ClusterEntry> make_registry() {
   Registry<ClusterEntry> r("cluster preset");
   r.add({{ethernet_v100.name, {}, "16 nodes x 4 V100 over PCIe, 40 Gbit/s Ethernet (1-bit Adam)"},
          ethernet_v100});
-  r.add({{infiniband_v100.name, {}, "8 nodes x 8 V100 over NVLink, 100 Gbit/s InfiniBand (1-bit Adam)"},
+  r.add({{infiniband_v100.name,
+          {},
+          "8 nodes x 8 V100 over NVLink, 100 Gbit/s InfiniBand (1-bit Adam)"},
          infiniband_v100});
   r.add({{ethernet_a100.name, {}, "8 nodes x 8 A100 over NVLink, 10 Gbit/s Ethernet (Birder)"},
          ethernet_a100});
