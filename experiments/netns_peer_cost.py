@@ -12,7 +12,8 @@ paid once per round) from a cost that grows with the steps (how the change of pe
 step costs or saves per message), with 95% bootstrap intervals (blocks resampled within each
 cycles value).
 
-Usage: netns_peer_cost.py PEER_COST_CSV
+Usage: netns_peer_cost.py PEER_COST_CSV [PEER_COST_CSV ...]
+(several files, e.g. repeated runs, are pooled: their blocks are kept apart, not merged)
 """
 
 import csv
@@ -40,13 +41,15 @@ def bootstrap_median(values, rng):
     return quantile(medians, 0.025), quantile(medians, 0.975)
 
 
-def read_blocks(path):
-    """{(ranks, cycles, steps): {block: {pattern: round_us}}} from the CSV."""
+def read_blocks(paths):
+    """{(ranks, cycles, steps): {(file, block): {pattern: round_us}}} from the CSVs."""
     groups = defaultdict(lambda: defaultdict(dict))
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            key = (int(row["ranks"]), int(row["cycles"]), int(row["steps"]))
-            groups[key][int(row["block"])][row["pattern"]] = float(row["round_us"])
+    for i, path in enumerate(paths):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                key = (int(row["ranks"]), int(row["cycles"]), int(row["steps"]))
+                block = (i, int(row["block"]))
+                groups[key][block][row["pattern"]] = float(row["round_us"])
     return groups
 
 
@@ -105,12 +108,12 @@ def peer_fit(ranks, groups, rng):
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.exit("usage: netns_peer_cost.py PEER_COST_CSV")
+    if len(argv) < 2:
+        sys.exit("usage: netns_peer_cost.py PEER_COST_CSV [PEER_COST_CSV ...]")
     rng = random.Random(19)
-    groups = read_blocks(argv[1])
+    groups = read_blocks(argv[1:])
     if not groups:
-        sys.exit("{}: no rows".format(argv[1]))
+        sys.exit("{}: no rows".format(", ".join(argv[1:])))
     for key in sorted(groups):
         print(summary_line(key, groups[key], rng))
     for ranks in sorted({n for n, _, _ in groups}):

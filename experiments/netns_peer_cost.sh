@@ -15,9 +15,10 @@
 # Env:   RANKS="2 3 4"  CYCLES="1 4"  RATE=1000 (Mbit/s)  ROUNDS=200  BLOCKS=30  BYTES=64
 #        NETNS_PREFIX=cptp  SUBNET=10.79.0 (to run beside another netns script)
 # Writes into OUT_DIR:
-#   peer_cost.csv  one row per timed block and pattern, compopt_peer_bench's columns plus
-#                  `cycles`: ranks,pattern,peers,steps,bytes,block,rounds,round_us,cycles
-#                  (round_us: the slowest rank's mean wall time of one round, microseconds)
+#   peer_cost.csv  one row per timed block and pattern (compopt_peer_bench's columns):
+#                  ranks,pattern,peers,cycles,steps,bytes,block,rounds,round_us
+#                  (steps = cycles x (ranks - 1) per round; round_us: the slowest rank's
+#                  mean wall time of one round, microseconds); n<N>_c<CYCLES>.csv: each run
 #   summary.txt    per (ranks, cycles): median round time of each pattern, the paired
 #                  spread - ring difference (median, quartiles, 95% bootstrap interval of the
 #                  median) and that difference per extra peer (experiments/netns_peer_cost.py)
@@ -97,13 +98,13 @@ run_ranks() {
 }
 
 : >"$OUT/load.txt"
-echo "ranks,pattern,peers,steps,bytes,block,rounds,round_us,cycles" >"$OUT/peer_cost.csv"
+echo "ranks,pattern,peers,cycles,steps,bytes,block,rounds,round_us" >"$OUT/peer_cost.csv"
 for n in $RANKS; do
   setup_bridge "$n" "$RATE"
   echo "before n=$n: $(uptime)" | tee -a "$OUT/load.txt"
   for cycles in $CYCLES; do
     run_ranks "$n" "$cycles" "$OUT/n${n}_c${cycles}.csv"
-    tail -n +2 "$OUT/n${n}_c${cycles}.csv" | sed "s/\$/,$cycles/" >>"$OUT/peer_cost.csv"
+    tail -n +2 "$OUT/n${n}_c${cycles}.csv" >>"$OUT/peer_cost.csv"
   done
   echo "after n=$n: $(uptime)" | tee -a "$OUT/load.txt"
   teardown

@@ -14,8 +14,8 @@
 // Ranks: one per process from the environment (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
 // COMPOPT_JOB_TOKEN, COMPOPT_LISTEN_ADDR; real_backend/tcp/tcp_options.h), or --threads N
 // in-process ranks on 127.0.0.1. Rank 0 writes --out, a CSV with one row per block and
-// pattern: ranks,pattern,peers,steps,bytes,block,rounds,round_us where round_us is the
-// slowest rank's mean wall time of one round in microseconds.
+// pattern: ranks,pattern,peers,cycles,steps,bytes,block,rounds,round_us where round_us is
+// the slowest rank's mean wall time of one round in microseconds.
 //
 // Bad arguments: exit status 2 naming the value; a failed run: exit status 1.
 
@@ -88,12 +88,13 @@ void bench(compopt::Communicator& c, const Options& o, fmt::ostream* out) {
     for (int i = 0; i < 2; ++i) {
       const Pattern& p = kPatterns[(i + b) % 2];
       const double round_s = slowest(c, time_rounds(c, p, o));
-      rows.push_back(fmt::format("{},{},{},{},{},{},{},{:.3f}", n, p.name, p.spread ? n - 1 : 1,
-                                 o.cycles * (n - 1), o.bytes, b, o.rounds, round_s * 1e6));
+      rows.push_back(fmt::format("{},{},{},{},{},{},{},{},{:.3f}", n, p.name, p.spread ? n - 1 : 1,
+                                 o.cycles, o.cycles * (n - 1), o.bytes, b, o.rounds,
+                                 round_s * 1e6));
     }
   }
   if (c.rank() != 0) return;
-  out->print("ranks,pattern,peers,steps,bytes,block,rounds,round_us\n");
+  out->print("ranks,pattern,peers,cycles,steps,bytes,block,rounds,round_us\n");
   for (const std::string& row : rows) out->print("{}\n", row);
   out->close();
 }
