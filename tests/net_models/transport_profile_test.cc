@@ -35,6 +35,13 @@ TEST(TransportProfile, SourcedFigures) {
   EXPECT_GT(transport_profile("tcp").message_overhead_s, 0);
 }
 
+TEST(TransportProfile, EachTransportNamesItsLinkClass) {
+  EXPECT_EQ(transport_registry().get("tcp").link_class, LinkClass::kEthernet);
+  EXPECT_EQ(transport_registry().get("roce").link_class, LinkClass::kInfiniband);
+  EXPECT_EQ(transport_registry().get("nvswitch").link_class, LinkClass::kGpuLink);
+  EXPECT_EQ(transport_registry().get("pcie").link_class, LinkClass::kGpuLink);
+}
+
 TEST(TransportProfile, FlowCapIsStreamRateTimesStreams) {
   TransportProfile p;
   p.stream_gbps = 4.1;
