@@ -9,7 +9,8 @@
 //   spread  shift 1, 2, .., n-1, 1, 2, ..: each rank talks to n-1 peers (a pairwise all-to-all)
 // so spread - ring is the cost of talking to n-2 more peers in a round (0 by construction
 // at n = 2: the control). Blocks of --rounds rounds alternate the two patterns (ring first in
-// even blocks, spread first in odd ones) so that a drifting machine load hits both alike.
+// even blocks, spread first in odd ones) so that a drifting machine load hits both alike;
+// --pattern ring or spread runs one of them alone.
 //
 // Ranks: one per process from the environment (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
 // COMPOPT_JOB_TOKEN, COMPOPT_LISTEN_ADDR; real_backend/tcp/tcp_options.h), or --threads N
@@ -42,6 +43,7 @@ struct Options {
   int rounds = 200;
   int blocks = 20;
   int bytes = 64;
+  std::string pattern = "both";  // or one of kPatterns' names
   std::string out;
 };
 
@@ -82,11 +84,14 @@ void bench(compopt::Communicator& c, const Options& o, fmt::ostream* out) {
   if (c.size() < 2) throw compopt::InvalidArgument("WORLD_SIZE = 1, expected at least 2 ranks");
   const int n = c.size();
   std::vector<std::string> rows;
-  time_rounds(c, kPatterns[0], o);  // warm-up: first use of every code path and socket
-  time_rounds(c, kPatterns[1], o);
+  std::vector<const Pattern*> run;
+  for (const Pattern& p : kPatterns)
+    if (o.pattern == "both" || o.pattern == p.name) run.push_back(&p);
+  const size_t k = run.size();
+  for (const Pattern* p : run) time_rounds(c, *p, o);  // warm-up: first use of every socket
   for (int b = 0; b < o.blocks; ++b) {
-    for (int i = 0; i < 2; ++i) {
-      const Pattern& p = kPatterns[(i + b) % 2];
+    for (size_t i = 0; i < k; ++i) {
+      const Pattern& p = *run[(i + static_cast<size_t>(b)) % k];
       const double round_s = slowest(c, time_rounds(c, p, o));
       rows.push_back(fmt::format("{},{},{},{},{},{},{},{},{:.3f}", n, p.name, p.spread ? n - 1 : 1,
                                  o.cycles, o.cycles * (n - 1), o.bytes, b, o.rounds,
@@ -134,6 +139,10 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--bytes", o.bytes, "bytes of every message")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--pattern", o.pattern,
+                 "both (alternating blocks), or only ring or spread (e.g. to count packets)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"both", "ring", "spread"}));
   app.add_option("--out", o.out, "CSV written by rank 0")->required();
 }
 

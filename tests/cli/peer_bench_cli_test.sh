@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compopt_peer_bench and experiments/netns_peer_cost.py (the per-peer cost measurement of
 # docs/calibration.md, "Transport profiles"): the CSV of 3 in-process TCP ranks has one row
-# per block and pattern with the peers and steps of each pattern; bad arguments exit 2 naming
+# per block and pattern with the peers and steps of each pattern (or one pattern's rows with
+# --pattern); bad arguments exit 2 naming
 # the value; the summary recovers a per-peer and a per-step cost planted in a hand-made CSV.
 #   peer_bench_cli_test.sh PEER_BENCH_BINARY SOURCE_DIR
 set -uo pipefail
@@ -27,6 +28,12 @@ for r in rows:
 assert [r["pattern"] for r in rows[:4]] == ["ring", "spread", "spread", "ring"], rows
 PY
 
+# One pattern alone: only its rows.
+"$BIN" --threads 3 --pattern spread --rounds 5 --blocks 2 --out "$WORK/spread.csv" \
+  >"$WORK/spread.log" 2>&1 || fail "--pattern spread failed: $(tail -3 "$WORK/spread.log")"
+[[ $(cut -d, -f2 "$WORK/spread.csv" | tail -n +2 | sort | uniq -c | awk '{print $1, $2}') == "2 spread" ]] ||
+  fail "--pattern spread wrote: $(cat "$WORK/spread.csv")"
+
 # expect NAME MESSAGE COMMAND...: exit status 2 and MESSAGE on stderr, no CSV written.
 expect() {
   local name=$1 message=$2
@@ -42,6 +49,8 @@ expect "one rank" "--threads: Value 1 not in range" "$BIN" --threads 1 --out "$W
 expect "zero cycles" "--cycles: Value 0 not in range" "$BIN" --threads 2 --cycles 0 \
   --out "$WORK/bad.csv"
 expect "no --out" "--out is required" "$BIN" --threads 2
+expect "bad pattern" "--pattern: tree not in {both,ring,spread}" "$BIN" --threads 2 --pattern tree \
+  --out "$WORK/bad.csv"
 expect "no world" "WORLD_SIZE" env -u RANK -u WORLD_SIZE "$BIN" --out "$WORK/bad.csv"
 
 # A planted cost: diff = (n - 2) x 7 us per peer - 3 us per step, ring at 100 us per step.
