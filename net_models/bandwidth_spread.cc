@@ -3,24 +3,35 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace compopt::net {
 namespace {
 
 // A link class's default spread and its reason.
 struct ClassDefault {
+  LinkClass link_class;
   const char* name;
   BandwidthSpread spread;
   const char* reason;
 };
 
-// Kernel TCP stacks take tens of microseconds per hop, RDMA a few: the presets use 50 us and
-// 2 us. The two inter-node defaults are the paper presets' spreads (cluster_presets.cc).
-constexpr double kTcpLatencyS = 10e-6;
+// The default of each link class (LinkClass, set per transport in transport_profile.cc). The
+// two inter-node defaults are the paper presets' spreads (cluster_presets.cc), rounded.
+constexpr ClassDefault kClassDefaults[] = {
+    {LinkClass::kEthernet, "Ethernet/TCP", {0.85, 1.04}, "ethernet-v100-4's spread"},
+    {LinkClass::kInfiniband, "InfiniBand/RDMA", {0.95, 1.07}, "infiniband-v100-8's spread"},
+    {LinkClass::kGpuLink, "GPU link", {0.9, 1.1}, "assumed, no repeated measurement"},
+};
 constexpr double kMinGbps = 1e-3, kMaxGbps = 1e5;  // ClusterSpec's rate range
-const ClassDefault kEthernet = {"Ethernet/TCP", {0.85, 1.04}, "ethernet-v100-4's spread"};
-const ClassDefault kInfiniband = {"InfiniBand/RDMA", {0.95, 1.07}, "infiniband-v100-8's spread"};
-const ClassDefault kGpuLink = {"GPU link", {0.9, 1.1}, "assumed, no repeated measurement"};
+
+// The class default of the links `transport` runs on; throws InvalidArgument naming the
+// transport when it is not in the registry.
+const ClassDefault& class_default(const TransportProfile& transport) {
+  const LinkClass link_class = transport_registry().get(transport.name).link_class;
+  return *std::find_if(std::begin(kClassDefaults), std::end(kClassDefaults),
+                       [&](const ClassDefault& d) { return d.link_class == link_class; });
+}
 
 // `low`/`high` over the class default where they are 0; `defaulted` tells whether any was.
 BandwidthSpread filled(double low, double high, const ClassDefault& d, bool& defaulted) {
@@ -29,9 +40,11 @@ BandwidthSpread filled(double low, double high, const ClassDefault& d, bool& def
 }
 
 std::string class_note(const char* side, const BandwidthSpread& s, const ClassDefault& d,
-                       bool defaulted) {
-  return fmt::format("{} x{:.3g}..x{:.3g} ({})", side, s.low, s.high,
-                     defaulted ? fmt::format("{} default: {}", d.name, d.reason) : "the cluster's");
+                       const TransportProfile& transport, bool defaulted) {
+  return fmt::format(
+      "{} x{:.3g}..x{:.3g} ({})", side, s.low, s.high,
+      defaulted ? fmt::format("{} default for transport {}: {}", d.name, transport.name, d.reason)
+                : "the cluster's");
 }
 
 }  // namespace
@@ -39,15 +52,18 @@ std::string class_note(const char* side, const BandwidthSpread& s, const ClassDe
 LinkSpreads link_spreads(const ClusterSpec& spec) {
   if (!spec.platform_file.empty())
     return {{}, {}, "none: a platform file's links have no class to take a spread from"};
-  const ClassDefault& inter = spec.inter_node_latency_s >= kTcpLatencyS ? kEthernet : kInfiniband;
+  const ClassDefault& inter = class_default(spec.inter_node_transport);
+  const ClassDefault& intra = class_default(spec.intra_node_transport);
   bool inter_default = false, intra_default = false;
   LinkSpreads out;
   out.inter_node =
       filled(spec.inter_node_spread_low, spec.inter_node_spread_high, inter, inter_default);
   out.intra_node =
-      filled(spec.intra_node_spread_low, spec.intra_node_spread_high, kGpuLink, intra_default);
-  out.source = fmt::format("{}; {}", class_note("inter-node", out.inter_node, inter, inter_default),
-                           class_note("intra-node", out.intra_node, kGpuLink, intra_default));
+      filled(spec.intra_node_spread_low, spec.intra_node_spread_high, intra, intra_default);
+  out.source = fmt::format(
+      "{}; {}",
+      class_note("inter-node", out.inter_node, inter, spec.inter_node_transport, inter_default),
+      class_note("intra-node", out.intra_node, intra, spec.intra_node_transport, intra_default));
   if (!spec.spread_source.empty() && !(inter_default && intra_default))
     out.source += ". Source: " + spec.spread_source;
   return out;

@@ -5,11 +5,12 @@
 //
 // A cluster gives its factors in ClusterSpec (inter_node_spread_low/high,
 // intra_node_spread_low/high, spread_source; the paper presets take theirs from the
-// published rows); a factor left at 0 takes the default of its link class:
-//   Ethernet/TCP     (inter_node_latency_s >= 10 us)  the ethernet-v100-4 preset's spread
-//   InfiniBand/RDMA  (inter_node_latency_s <  10 us)  the infiniband-v100-8 preset's spread
-//   GPU link         (NVLink, NVSwitch, PCIe)         +-10%, an assumption: each paper
-//                                                     cluster has one single-node row
+// published rows); a factor left at 0 takes the default of its link class, which the
+// side's transport names (TransportEntry::link_class, net_models/transport_profile.cc):
+//   Ethernet/TCP     (transport tcp)           the ethernet-v100-4 preset's spread
+//   InfiniBand/RDMA  (transport rdma)          the infiniband-v100-8 preset's spread
+//   GPU link         (transports nvlink, pcie) +-10%, an assumption: each paper cluster has
+//                                              one single-node row
 
 #include <string>
 
@@ -27,7 +28,8 @@ struct LinkSpreads {
 };
 
 // The spec's factors with the class defaults filled in. A cluster from a platform file has
-// no link classes: factors 1, and the source says so.
+// no link classes: factors 1, and the source says so. Throws InvalidArgument naming a
+// transport that is not in the registry.
 LinkSpreads link_spreads(const ClusterSpec& spec);
 
 // `spec` with every inter-node link (NICs, uplinks) at `inter_factor` times its bandwidth and

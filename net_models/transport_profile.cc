@@ -29,15 +29,22 @@ Registry<TransportEntry> make_registry() {
   // (small-message ring allreduce, docs/calibration.md). One socket per peer: NCCL's socket
   // transport without NCCL_SOCKET_NTHREADS / NCCL_NSOCKS_PERTHREAD outside AWS and GCP,
   // and compopt's TCP backend. A stream's rate depends on the hosts: none by default.
+  // Per peer: 0, measured (experiments/netns_peer_cost.sh): talking to n-1 peers instead of
+  // 1 in the same steps costs nothing distinguishable from 0; compopt's backend connects every
+  // peer at rendezvous (NCCL in a connect phase of its own), so steps pay no connection set-up.
   r.add({{"tcp", {"socket"}, "kernel TCP sockets (NCCL socket transport, compopt tcp)"},
-         {.name = "tcp", .message_overhead_s = 38e-6}});
+         {.name = "tcp", .message_overhead_s = 38e-6, .peer_overhead_s = 0},
+         LinkClass::kEthernet});
   // No per-message software figure found: the NIC's message rate (ConnectX-6: 215 million
   // messages/s) is pipelined throughput, not a serial cost to the sender. One queue pair
-  // streams at line rate.
-  r.add({{"rdma", {"infiniband", "roce"}, "RDMA verbs over InfiniBand or RoCE"}, {.name = "rdma"}});
+  // streams at line rate. No per-peer figure (queue-pair state in the NIC's cache) found.
+  r.add({{"rdma", {"infiniband", "roce"}, "RDMA verbs over InfiniBand or RoCE"},
+         {.name = "rdma"},
+         LinkClass::kInfiniband});
   r.add({{"nvlink", {"nvswitch"}, "CUDA IPC over NVLink / NVSwitch inside a node"},
-         {.name = "nvlink"}});
-  r.add({{"pcie", {}, "CUDA IPC over PCIe inside a node"}, {.name = "pcie"}});
+         {.name = "nvlink"},
+         LinkClass::kGpuLink});
+  r.add({{"pcie", {}, "CUDA IPC over PCIe inside a node"}, {.name = "pcie"}, LinkClass::kGpuLink});
   return r;
 }
 

@@ -4,6 +4,8 @@
 // sockets: NCCL's socket transport and compopt's TCP backend), `rdma` (InfiniBand / RoCE
 // verbs), `nvlink` and `pcie` (CUDA IPC inside a node). A cluster takes one profile for its
 // inter-node links and one for its intra-node links (ClusterSpec), each field replaceable.
+// Each entry also names the link class its transport runs on (Ethernet, InfiniBand, GPU
+// link), which sets the cluster's default bandwidth spread.
 //
 // Mechanisms: a per-message software cost charged to the sender before each message, a
 // per-peer cost charged at the first message to each peer of a simulation, a per-flow rate
@@ -41,8 +43,13 @@ struct TransportProfile {
 // `profile`'s incast law.
 double incast_capacity(const TransportProfile& profile, double capacity, int flows);
 
+// The class of links a transport runs on: it picks the default bandwidth spread of a
+// cluster that gives none (net_models/bandwidth_spread.h).
+enum class LinkClass { kEthernet, kInfiniband, kGpuLink };
+
 struct TransportEntry : RegistryEntry {
   TransportProfile profile;  // its `name` is the entry's canonical name
+  LinkClass link_class = LinkClass::kGpuLink;
 };
 
 const Registry<TransportEntry>& transport_registry();

@@ -14,6 +14,7 @@
 #include "core/util/error.h"
 #include "experiments/sweep_config.h"
 #include "experiments/train_config.h"
+#include "net_models/bandwidth_spread.h"
 #include "net_models/cluster_presets.h"
 #include "tests/support/invalid_argument_message.h"
 
@@ -267,6 +268,28 @@ TEST(ClusterConfig, TransportsByNameWithFieldsReplaced) {
   EXPECT_EQ(parse("[cluster]\nintra_node_fabric = \"pcie\"\nintra_node_transport = \"nvlink\"")
                 .intra_node_transport.name,
             "nvlink");
+}
+
+// A described cluster's default spread follows the transport it names, whatever its latency.
+TEST(ClusterConfig, SpreadClassFollowsTheNamedTransport) {
+  const net::LinkSpreads tcp = net::link_spreads(parse(R"(
+    [cluster]
+    name = "my-tcp"
+    inter_node_transport = "tcp"
+    inter_node_latency_s = 1e-6
+  )"));
+  EXPECT_EQ(tcp.inter_node.low, 0.85);
+  EXPECT_EQ(tcp.inter_node.high, 1.04);
+  EXPECT_THAT(tcp.source, HasSubstr("Ethernet/TCP default for transport tcp"));
+  const net::LinkSpreads rdma = net::link_spreads(parse(R"(
+    [cluster]
+    name = "my-rdma"
+    inter_node_transport = "rdma"
+    inter_node_latency_s = 50e-6
+  )"));
+  EXPECT_EQ(rdma.inter_node.low, 0.95);
+  EXPECT_EQ(rdma.inter_node.high, 1.07);
+  EXPECT_THAT(rdma.source, HasSubstr("InfiniBand/RDMA default for transport rdma"));
 }
 
 TEST(ClusterConfig, BadTransportInputNamesTheKey) {

@@ -9,11 +9,14 @@
 
 #include "core/util/error.h"
 #include "net_models/cluster_presets.h"
+#include "net_models/transport_profile.h"
+#include "tests/support/invalid_argument_message.h"
 
 namespace compopt::net {
 namespace {
 
 using ::testing::HasSubstr;
+using testing_support::invalid_argument_message;
 
 TEST(BandwidthSpread, PaperPresetsCarryTheirOwnFactors) {
   const LinkSpreads eth = link_spreads(cluster_preset("ethernet-v100-4"));
@@ -27,7 +30,7 @@ TEST(BandwidthSpread, PaperPresetsCarryTheirOwnFactors) {
   EXPECT_EQ(ib.inter_node.high, 1.07);
 }
 
-// The inter-node class follows the NIC latency: 50 us is a TCP stack, 2 us RDMA.
+// The presets' transports: tcp on the Ethernet presets, rdma on the DGX ones, nvlink inside.
 TEST(BandwidthSpread, DescribedClustersTakeTheirLinkClassDefault) {
   ClusterSpec tcp = cluster_preset("h100-ethernet-25g");
   const LinkSpreads t = link_spreads(tcp);
@@ -43,6 +46,56 @@ TEST(BandwidthSpread, DescribedClustersTakeTheirLinkClassDefault) {
   tcp.inter_node_spread_high = 1.5;  // one factor given, the other from the class
   EXPECT_EQ(link_spreads(tcp).inter_node.high, 1.5);
   EXPECT_EQ(link_spreads(tcp).inter_node.low, 0.85);
+}
+
+// The class follows the transport's name, not the NIC latency: a TCP cluster with an RDMA-like
+// 1 us latency is still TCP, an RDMA cluster with a TCP-like 50 us latency still RDMA.
+TEST(BandwidthSpread, ClassFollowsTheTransportNotTheLatency) {
+  ClusterSpec c = cluster_preset("dgx-h100");
+  c.inter_node_transport = transport_profile("tcp");
+  c.inter_node_latency_s = 1e-6;
+  const LinkSpreads tcp = link_spreads(c);
+  EXPECT_EQ(tcp.inter_node.low, 0.85);
+  EXPECT_EQ(tcp.inter_node.high, 1.04);
+  EXPECT_THAT(tcp.source, HasSubstr("Ethernet/TCP default for transport tcp"));
+  c.inter_node_transport = transport_profile("roce");  // an alias of rdma
+  c.inter_node_latency_s = 50e-6;
+  const LinkSpreads rdma = link_spreads(c);
+  EXPECT_EQ(rdma.inter_node.low, 0.95);
+  EXPECT_EQ(rdma.inter_node.high, 1.07);
+  EXPECT_THAT(rdma.source, HasSubstr("InfiniBand/RDMA default for transport rdma"));
+  // A replaced field keeps the transport's class.
+  c.inter_node_transport = transport_profile("tcp");
+  c.inter_node_transport.message_overhead_s = 1e-3;
+  EXPECT_EQ(link_spreads(c).inter_node.low, 0.85);
+}
+
+// Each side takes its own transport's class: PCIe is a GPU link, and a TCP intra-node side
+// (ranks that talk over sockets inside a host) takes the TCP class.
+TEST(BandwidthSpread, IntraNodeClassFollowsItsTransport) {
+  ClusterSpec c = cluster_preset("h100-ethernet-25g");
+  c.intra_node_transport = transport_profile("pcie");
+  EXPECT_EQ(link_spreads(c).intra_node.low, 0.9);
+  EXPECT_EQ(link_spreads(c).intra_node.high, 1.1);
+  EXPECT_THAT(link_spreads(c).source, HasSubstr("GPU link default for transport pcie"));
+  c.intra_node_transport = transport_profile("tcp");
+  EXPECT_EQ(link_spreads(c).intra_node.low, 0.85);
+  EXPECT_EQ(link_spreads(c).intra_node.high, 1.04);
+}
+
+// Every transport of the registry has a class with a default, and a profile outside the
+// registry is refused by name.
+TEST(BandwidthSpread, EveryTransportHasAClassAndUnknownOnesAreNamed) {
+  ClusterSpec c = cluster_preset("dgx-h100");
+  for (const std::string& name : transport_registry().names()) {
+    c.inter_node_transport = transport_profile(name);
+    const LinkSpreads s = link_spreads(c);
+    EXPECT_LT(s.inter_node.low, 1) << name;
+    EXPECT_GT(s.inter_node.high, 1) << name;
+  }
+  c.inter_node_transport = TransportProfile{};  // named "custom"
+  EXPECT_THAT(invalid_argument_message([&] { link_spreads(c); }),
+              HasSubstr("unknown transport 'custom'"));
 }
 
 TEST(BandwidthSpread, PlatformFileHasNoSpread) {
