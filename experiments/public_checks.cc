@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "core/util/csv_schema.h"
@@ -41,6 +42,17 @@ double median_abs(std::vector<double> errors) {
   return n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
 }
 
+// What the case's cluster takes that neither the thread nor the data file states. CSV cells
+// are not quoted (core/util/csv_schema.h), so the data file's commas become semicolons.
+std::string notes(const net::NcclTestsRow& row) {
+  std::string text = fmt::format(
+      "{}; compopt: every efficiency 1 (no calibration row describes "
+      "this cluster); node-to-node latency of the presets' {} links",
+      row.inferred, row.transport);
+  std::replace(text.begin(), text.end(), ',', ';');
+  return text;
+}
+
 }  // namespace
 
 void run_public_checks(const std::string& out, bool overwrite) {
@@ -62,7 +74,7 @@ void run_public_checks(const std::string& out, bool overwrite) {
       csv.add({row.case_name, c.cluster, row.bytes, c.algorithm, 1e6 * c.predicted_s,
                c.predicted_busbw_bytes_s / kGB, 1e6 * c.published_s,
                c.published_busbw_bytes_s / kGB, row.time_us ? "no" : "yes", c.error_pct,
-               row.nccl_version, row.url, row.inferred});
+               row.nccl_version, row.url, notes(row)});
       errors.push_back(c.error_pct);
     }
     const auto within = std::count_if(errors.begin(), errors.end(),

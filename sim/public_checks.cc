@@ -8,6 +8,7 @@
 #include "core/util/error.h"
 #include "net_models/cluster_fabric.h"
 #include "net_models/transport_profile.h"
+#include "sim/allreduce_algorithm.h"
 #include "sim/scenario.h"
 
 namespace compopt::sim {
@@ -41,12 +42,12 @@ net::WorkloadSpec allreduce_workload(double bytes) {
 
 std::string describe(const net::ClusterSpec& c) {
   return fmt::format(
-      "{} x {} {}, {} {:.0f} Gbit/s; {} x {:.0f} Gbit/s {} NIC{} ({:.0f} us){}", c.nodes,
+      "{} x {} {} on {} {:.0f} Gbit/s; {} x {:.0f} Gbit/s {} NIC{} ({:.0f} us){}", c.nodes,
       c.gpus_per_node, c.gpu.name, net::intra_node_fabric_name(c.intra_node_fabric),
       c.intra_node_gbps, c.nics_per_node, c.inter_node_gbps, c.inter_node_transport.name,
-      c.nics_per_node > 1 ? "s, rails" : "", 1e6 * c.inter_node_latency_s,
+      c.nics_per_node > 1 ? "s on rails" : "", 1e6 * c.inter_node_latency_s,
       c.inter_node_transport.streams_per_peer > 1
-          ? fmt::format(", {} streams per peer", c.inter_node_transport.streams_per_peer)
+          ? fmt::format("; {} streams per peer", c.inter_node_transport.streams_per_peer)
           : "");
 }
 
@@ -75,6 +76,7 @@ net::ClusterSpec public_check_cluster(const net::NcclTestsRow& row) {
   c.inter_node_latency_s = transport_latency_s(row.transport);
   c.inter_node_transport = net::transport_profile(row.transport);
   c.inter_node_transport.streams_per_peer = row.streams_per_peer;
+  check_allreduce_algorithm(row.algorithm);
   c.allreduce_algorithm = row.algorithm;
   c.validate();
   return c;

@@ -20,7 +20,7 @@
 namespace compopt::sim {
 
 struct PublicCheck {
-  std::string cluster;    // one-line description of the compopt cluster
+  std::string cluster;    // one-line description of the compopt cluster, no commas
   std::string algorithm;  // the allreduce algorithm the simulator charged
   double predicted_s = 0, predicted_busbw_bytes_s = 0;
   double published_s = 0, published_busbw_bytes_s = 0;
