@@ -76,7 +76,6 @@ NcclTestsRow read_row(const CsvTable& t, size_t r) {
   row.date = t.text(r, "date");
   row.hardware_stated = t.text(r, "hardware_stated");
   row.inferred = t.text(r, "inferred");
-  row.kept = t.text(r, "kept");
   return row;
 }
 

@@ -28,7 +28,7 @@ struct NcclTestsRow {
   double busbw = 0;               // as printed, in busbw_unit
   std::string busbw_unit;         // GB/s | Gbit/s
   std::string url, author, date;  // provenance
-  std::string hardware_stated, inferred, kept;
+  std::string hardware_stated, inferred;
 
   int ranks() const { return nodes * gpus_per_node; }
   // The bus bandwidth in bytes per second.
