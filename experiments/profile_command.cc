@@ -4,7 +4,9 @@
 // allreduce %). `--calibration` runs the 13 published rows instead and prints
 // predicted against published figures (docs/calibration.md); with `--fit` it fits the network
 // parameters on them (sim/network_fit.h), with `--cross-validate` it predicts each row from the
-// fit on the others (docs/validation.md). Every profile carries low..high bounds at the
+// fit on the others (docs/validation.md). `--public-checks` predicts the public nccl-tests
+// results instead (experiments/public_checks.h), out of sample. Every profile carries low..high
+// bounds at the
 // cluster's bandwidth spread (sim/step_spread.h). `--trace [FILE]` also
 // writes a Chrome/Perfetto trace of the simulated step (sim/step_trace.h) to FILE, or
 // to trace.json in the run directory when no FILE is given.
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -24,6 +27,7 @@
 #include "core/util/io_error.h"
 #include "experiments/commands.h"
 #include "experiments/memory_estimates.h"
+#include "experiments/public_checks.h"
 #include "experiments/run_directory.h"
 #include "experiments/scenario_rows.h"
 #include "experiments/sweep_config.h"
@@ -46,6 +50,7 @@ struct Options {
   bool calibration = false;
   bool fit = false;             // --fit: with --calibration, the network fit
   bool cross_validate = false;  // --cross-validate: with --calibration, leave-one-out
+  bool public_checks = false;   // --public-checks: the public nccl-tests cases
   std::string out;
   bool overwrite = false;
   bool trace = false;      // --trace given
@@ -359,6 +364,39 @@ void check_mode_flags(const Options& o) {
         "them");
 }
 
+// The flags --public-checks refuses: the cases are predicted as published, on their own
+// clusters, and the run is not a calibration.
+constexpr std::array<const char*, 19> kNotWithPublicChecks = {"--workload",
+                                                              "--cluster",
+                                                              "--gpu",
+                                                              "--platform",
+                                                              "--optimizer",
+                                                              "--gpus",
+                                                              "--gpus-per-node",
+                                                              "--inter-node-gbps",
+                                                              "--topology",
+                                                              "--batch-per-gpu",
+                                                              "--grad-accum",
+                                                              "--overlap",
+                                                              "--buckets",
+                                                              "--set",
+                                                              "--calibration",
+                                                              "--fit",
+                                                              "--cross-validate",
+                                                              "--trace",
+                                                              "--export-platform"};
+
+void check_public_checks_flags(const CLI::App& cmd) {
+  for (const char* name : kNotWithPublicChecks) {
+    if (cmd.get_option(name)->count() > 0) {
+      throw InvalidArgument(fmt::format(
+          "{} with --public-checks: the public cases run on their own clusters as published, "
+          "expected only --out and --overwrite with --public-checks",
+          name));
+    }
+  }
+}
+
 // --calibration and the two runs it can do instead of the comparison.
 void add_calibration_flags(CLI::App& cmd, Options& o) {
   cmd.add_flag("--calibration", o.calibration,
@@ -368,6 +406,9 @@ void add_calibration_flags(CLI::App& cmd, Options& o) {
   cmd.add_flag("--cross-validate", o.cross_validate,
                "with --calibration: leave-one-out cross-validation of the network fit "
                "(cross_validation.csv)");
+  cmd.add_flag("--public-checks", o.public_checks,
+               "predict the public nccl-tests results of experiments/published/"
+               "nccl_tests_public.csv, out of sample (public_checks.csv)");
 }
 
 // The flags that shape the scenario beyond its presets: size, network, batch, overlap.
@@ -431,7 +472,11 @@ void register_profile_command(CLI::App& app) {
               net::cluster_registry().help_lines() +
               "--set keys: those of a sweep config (docs/simulator.md), one value each.");
   add_overwrite_flag(*cmd, o->overwrite);
-  cmd->callback([o, trace] {
+  cmd->callback([o, trace, cmd] {
+    if (o->public_checks) {
+      check_public_checks_flags(*cmd);
+      return run_public_checks(o->out, o->overwrite);
+    }
     o->trace = trace->count() > 0;
     check_mode_flags(*o);
     o->scenario.overlap = sim::parse_overlap_mode(o->overlap);

@@ -15,5 +15,7 @@ struct PublishedTable {
 const PublishedTable& onebit_adam_profile_table();
 // Birder (Peng et al., NeurIPS 2023), Tables 1 and 2, single-node rows.
 const PublishedTable& birder_single_node_table();
+// Public nccl-tests all_reduce_perf results from GitHub threads: validation only, never fitted.
+const PublishedTable& nccl_tests_public_table();
 
 }  // namespace compopt::net

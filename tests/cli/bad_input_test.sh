@@ -156,6 +156,10 @@ expect "profile spread high" "intra_node_spread_high = 0.5, expected 1..10" "${P
 expect "profile fit without calibration" "expected --calibration with them" "${P[@]}" --fit
 expect "profile fit and cross-validate" "expected one of them" "${P[@]}" --calibration --fit \
   --cross-validate
+expect "profile public checks with calibration" "--calibration with --public-checks" "${P[@]}" \
+  --public-checks --calibration
+expect "profile public checks with gpus" "--gpus with --public-checks" "${P[@]}" --public-checks \
+  --gpus 8
 expect "profile export torus" "a torus platform cannot be exported" "${P[@]}" --topology torus \
   --export-platform "$WORK/t.xml"
 expect "profile export nowhere" "$WORK/none/t.xml" "${P[@]}" --export-platform "$WORK/none/t.xml"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `compopt profile --public-checks`: every case of experiments/published/nccl_tests_public.csv
+# is predicted exactly once, public_checks.csv's error is (predicted - published) / published,
+# a time is marked as implied by busbw exactly where the data file prints none, and the
+# summary line is printed. No error value is pinned: the model changes, the data does not.
+#   public_checks_cli_test.sh COMPOPT_BINARY SOURCE_DIR
+set -uo pipefail
+BIN=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+"$BIN" profile --public-checks --out "$WORK/pc" > "$WORK/pc.log" 2>&1 ||
+  fail "--public-checks failed: $(tail -3 "$WORK/pc.log")"
+grep -q "^median |error| .*%, [0-9]* of [0-9]* cases within 20%" "$WORK/pc.log" ||
+  fail "no summary line: $(cat "$WORK/pc.log")"
+/usr/bin/python3 - "$WORK/pc/public_checks.csv" \
+  "$SRC/experiments/published/nccl_tests_public.csv" <<'PY' || fail "public_checks.csv check failed"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+data = list(csv.DictReader(line for line in open(sys.argv[2]) if not line.startswith("#")))
+assert [r["case"] for r in rows] == [d["case"] for d in data], (rows, data)
+for r, d in zip(rows, data):
+    pred, pub, err = (float(r[k]) for k in ("predicted_us", "published_us", "error_pct"))
+    assert pred > 0 and pub > 0, r
+    assert abs(100 * (pred - pub) / pub - err) < 0.1, r
+    assert r["time_from_busbw"] == ("yes" if d["time_us"] == "" else "no"), (r, d)
+    if d["time_us"]:
+        assert abs(pub - float(d["time_us"])) < 0.1, (r, d)
+    assert r["algorithm"] in ("ring", "tree"), r
+    if d["algorithm"] != "auto":
+        assert r["algorithm"] == d["algorithm"], (r, d)
+    assert r["url"] == d["url"] and r["notes"], r
+PY
+
+[ "$failures" -eq 0 ] && echo "public checks CLI: all checks passed"
+exit "$failures"
