@@ -51,6 +51,15 @@ std::string describe(const net::ClusterSpec& c) {
           : "");
 }
 
+// The numeric part of a printed NCCL version ("2.4.7ms0", a vendor build, gives "2.4.7"),
+// which sets the cluster's algorithm choice (allreduce_selection.h); "" stays a current NCCL.
+std::string numeric_version(const std::string& printed) {
+  const size_t end = printed.find_first_not_of("0123456789.");
+  std::string version = printed.substr(0, end);
+  while (!version.empty() && version.back() == '.') version.pop_back();
+  return version;
+}
+
 }  // namespace
 
 double bus_bandwidth(double bytes, double seconds, int ranks) {
@@ -78,6 +87,7 @@ net::ClusterSpec public_check_cluster(const net::NcclTestsRow& row) {
   c.inter_node_transport.streams_per_peer = row.streams_per_peer;
   check_allreduce_algorithm(row.algorithm);
   c.allreduce_algorithm = row.algorithm;
+  c.nccl_version = numeric_version(row.nccl_version);
   c.validate();
   return c;
 }
