@@ -139,6 +139,7 @@ std::vector<ClusterKey> make_cluster_keys() {
          const net::FabricLink link = net::fabric_link(c.intra_node_fabric, c.gpu);
          c.intra_node_gbps = link.gbps;
          c.intra_node_latency_s = link.latency_s;
+         c.intra_node_efficiency = link.efficiency;
          c.intra_node_transport = net::transport_profile(
              c.intra_node_fabric == net::IntraNodeFabric::kPcie ? "pcie" : "nvlink");
        }},

@@ -33,6 +33,14 @@ constexpr std::array<double, 6> kPcieGbps = {0, 0, 0, 126, 252, 504};          /
 constexpr std::array<double, 6> kNvlinkGbps = {0, 0, 1200, 2400, 3600, 7200};  // by generation
 constexpr std::array<const char*, 6> kNvlinkLinks = {"",        "",        "6 x 25",
                                                      "12 x 25", "18 x 25", "18 x 50"};
+// What NCCL's topology model assumes one link moves (NVIDIA/nccl src/graph/topo.h: NVLink
+// 20 GB/s on SM70 and SM80, 20.6 on SM90, 40.1 on SM100, against 25, 25, 25 and 50 GB/s
+// nominal; PCIe 12 GB/s per x16 at 8 GT/s, doubling per generation with the GT/s table of
+// src/graph/topo.cc, against 15.75 GB/s): the payload share after NVLink's and PCIe's
+// packet headers and NCCL's protocol, by generation.
+constexpr std::array<double, 6> kNvlinkNcclEfficiency = {0, 0, 20.0 / 25, 20.0 / 25, 20.6 / 25,
+                                                         40.1 / 50};
+constexpr double kPcieNcclEfficiency = 12.0 / 15.75;
 // Typical GPU-to-GPU latencies, as in the calibrated presets (docs/calibration.md): they
 // change bandwidth-bound collectives by well under 1%.
 constexpr double kPcieLatency = 10e-6, kNvlinkLatency = 5e-6;
@@ -59,12 +67,14 @@ FabricLink fabric_link(IntraNodeFabric fabric, const GpuSpec& gpu) {
     if (gpu.name.rfind(g.gpu_prefix, 0) != 0) continue;
     if (fabric == IntraNodeFabric::kPcie) {
       const double gbps = kPcieGbps[static_cast<size_t>(g.pcie)];
-      return {gbps, kPcieLatency,
-              fmt::format("PCIe {}.0 x16: {:g} GB/s per direction", g.pcie, gbps / 8)};
+      return {gbps, kPcieLatency, kPcieNcclEfficiency,
+              fmt::format("PCIe {}.0 x16: {:g} GB/s per direction; NCCL reaches {:.3f} of it",
+                          g.pcie, gbps / 8, kPcieNcclEfficiency)};
     }
     const auto gen = static_cast<size_t>(g.nvlink);
-    return {kNvlinkGbps[gen], kNvlinkLatency,
-            fmt::format("NVLink {}.0: {} GB/s per direction", g.nvlink, kNvlinkLinks[gen])};
+    return {kNvlinkGbps[gen], kNvlinkLatency, kNvlinkNcclEfficiency[gen],
+            fmt::format("NVLink {}.0: {} GB/s per direction; NCCL reaches {:.3f} of it",
+                        g.nvlink, kNvlinkLinks[gen], kNvlinkNcclEfficiency[gen])};
   }
   throw InvalidArgument(fmt::format(
       "intra_node_fabric {}: no public link figure for GPU '{}' (known: V100, A100, H100, "

@@ -20,11 +20,14 @@ std::string_view intra_node_fabric_name(IntraNodeFabric fabric);
 struct FabricLink {
   double gbps = 0;       // per GPU and direction
   double latency_s = 0;  // GPU to GPU through the node
-  std::string source;    // the generation and datasheet figure, e.g. "NVLink 4.0: ..."
+  // The share of `gbps` NCCL's collectives reach: NCCL's own per-link bandwidth figure (its
+  // topology model, src/graph/topo.h) over the nominal rate, e.g. 20 of 25 GB/s per NVLink.
+  double efficiency = 1;
+  std::string source;  // the generation and datasheet figure, e.g. "NVLink 4.0: ..."
 };
 
 // The per-GPU link of `fabric` for `gpu` (matched by the GPU's name: V100, A100, H100,
-// H200, B200). Throws InvalidArgument naming the GPU when no public figure is known.
+// H200, B200), with NCCL's efficiency on it. Throws InvalidArgument naming the GPU when no public figure is known.
 FabricLink fabric_link(IntraNodeFabric fabric, const GpuSpec& gpu);
 
 }  // namespace compopt::net

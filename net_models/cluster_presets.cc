@@ -4,8 +4,9 @@ namespace compopt::net {
 
 namespace {
 
-// 32 nodes of 8 GPUs on NVSwitch (fabric_link's NVLink figure for the GPU), all links at
-// their nominal rates (efficiency 1: no published rows to fit them on), one star fabric.
+// 32 nodes of 8 GPUs on NVSwitch (fabric_link's NVLink figure for the GPU, at NCCL's own
+// per-link efficiency), NICs at their nominal rates (efficiency 1: no published rows to fit
+// them on), one star fabric.
 ClusterSpec public_spec_cluster(const char* name, const char* gpu, int nics, double nic_gbps,
                                 double nic_latency_s, const char* transport) {
   ClusterSpec c;
@@ -17,6 +18,7 @@ ClusterSpec public_spec_cluster(const char* name, const char* gpu, int nics, dou
   const FabricLink link = fabric_link(c.intra_node_fabric, c.gpu);
   c.intra_node_gbps = link.gbps;
   c.intra_node_latency_s = link.latency_s;
+  c.intra_node_efficiency = link.efficiency;
   c.nics_per_node = nics;
   c.rail_optimized = nics > 1;
   c.inter_node_gbps = nic_gbps;

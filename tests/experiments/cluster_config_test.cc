@@ -146,6 +146,28 @@ TEST(ClusterConfig, FabricSetsTheGpuLinkUnlessGiven) {
   EXPECT_EQ(given.intra_node_latency_s, 5e-6);
 }
 
+// The fabric's efficiency is NCCL's per-link figure over the nominal rate: NVLink 20 of 25
+// GB/s on V100 and A100, 20.6 of 25 on H100, 40.1 of 50 on B200; PCIe 12 of 15.75 GB/s.
+// A given efficiency (a preset's fit, or the key) stays.
+TEST(ClusterConfig, FabricSetsNcclsLinkEfficiencyUnlessGiven) {
+  const auto efficiency = [](const char* gpu, const char* fabric) {
+    return parse(std::string("[cluster]\ngpu = \"") + gpu + "\"\nintra_node_fabric = \"" +
+                 fabric + "\"")
+        .intra_node_efficiency;
+  };
+  EXPECT_DOUBLE_EQ(efficiency("V100", "nvlink"), 0.8);
+  EXPECT_DOUBLE_EQ(efficiency("A100", "nvswitch"), 0.8);
+  EXPECT_DOUBLE_EQ(efficiency("H100", "nvswitch"), 20.6 / 25);
+  EXPECT_DOUBLE_EQ(efficiency("B200", "nvlink"), 40.1 / 50);
+  EXPECT_DOUBLE_EQ(efficiency("A100", "pcie"), 12 / 15.75);
+  EXPECT_EQ(parse("[cluster]\ngpu = \"H100\"\nintra_node_fabric = \"nvswitch\"\n"
+                  "intra_node_efficiency = 0.5")
+                .intra_node_efficiency,
+            0.5);
+  EXPECT_DOUBLE_EQ(net::cluster_preset("dgx-h100").intra_node_efficiency, 20.6 / 25);
+  EXPECT_EQ(net::cluster_preset("infiniband-v100-8").intra_node_efficiency, 0.2828);  // fitted
+}
+
 TEST(ClusterConfig, BadInputNamesTheKey) {
   EXPECT_THAT(error_of("[cluster]\nnicss = 2"), HasSubstr("unknown key 'cluster.nicss'"));
   EXPECT_THAT(error_of("[cluster]\nnics_per_node = \"8\""),
