@@ -114,6 +114,18 @@ void add_transport_keys(std::vector<ClusterKey>& keys, const std::string& side,
   }
 }
 
+// intra_node_fabric: sets the GPU link's rate, latency, NCCL efficiency and transport from
+// the fabric's public figures (net_models/cluster_fabric.h); keys after it may replace them.
+void read_intra_node_fabric(ClusterSpec& c, const toml::node& n, const std::string& k) {
+  c.intra_node_fabric = net::parse_intra_node_fabric(text_of(n, k));
+  const net::FabricLink link = net::fabric_link(c.intra_node_fabric, c.gpu);
+  c.intra_node_gbps = link.gbps;
+  c.intra_node_latency_s = link.latency_s;
+  c.intra_node_efficiency = link.efficiency;
+  c.intra_node_transport = net::transport_profile(
+      c.intra_node_fabric == net::IntraNodeFabric::kPcie ? "pcie" : "nvlink");
+}
+
 // nccl_version: a quoted string (net_models/nccl_version.h); 2.10 as a TOML number would
 // read as 2.1, so numbers are refused with the quoting to use.
 void read_nccl_version(ClusterSpec& c, const toml::node& n, const std::string& k) {
@@ -133,16 +145,7 @@ std::vector<ClusterKey> make_cluster_keys() {
        [](ClusterSpec& c, const toml::node& n, const std::string& k) { c.name = text_of(n, k); }},
       {"gpu",
        [](ClusterSpec& c, const toml::node& n, const std::string&) { c.gpu = gpu_of(n, c.gpu); }},
-      {"intra_node_fabric",
-       [](ClusterSpec& c, const toml::node& n, const std::string& k) {
-         c.intra_node_fabric = net::parse_intra_node_fabric(text_of(n, k));
-         const net::FabricLink link = net::fabric_link(c.intra_node_fabric, c.gpu);
-         c.intra_node_gbps = link.gbps;
-         c.intra_node_latency_s = link.latency_s;
-         c.intra_node_efficiency = link.efficiency;
-         c.intra_node_transport = net::transport_profile(
-             c.intra_node_fabric == net::IntraNodeFabric::kPcie ? "pcie" : "nvlink");
-       }},
+      {"intra_node_fabric", read_intra_node_fabric},
       {"nodes", count_field(&ClusterSpec::nodes)},
       {"gpus_per_node",
        [](ClusterSpec& c, const toml::node& n, const std::string& k) {

@@ -38,8 +38,8 @@ constexpr std::array<const char*, 6> kNvlinkLinks = {"",        "",        "6 x 
 // nominal; PCIe 12 GB/s per x16 at 8 GT/s, doubling per generation with the GT/s table of
 // src/graph/topo.cc, against 15.75 GB/s): the payload share after NVLink's and PCIe's
 // packet headers and NCCL's protocol, by generation.
-constexpr std::array<double, 6> kNvlinkNcclEfficiency = {0, 0, 20.0 / 25, 20.0 / 25, 20.6 / 25,
-                                                         40.1 / 50};
+constexpr std::array<double, 6> kNvlinkNcclEfficiency = {0,         0,         20.0 / 25,
+                                                         20.0 / 25, 20.6 / 25, 40.1 / 50};
 constexpr double kPcieNcclEfficiency = 12.0 / 15.75;
 // Typical GPU-to-GPU latencies, as in the calibrated presets (docs/calibration.md): they
 // change bandwidth-bound collectives by well under 1%.
@@ -73,8 +73,8 @@ FabricLink fabric_link(IntraNodeFabric fabric, const GpuSpec& gpu) {
     }
     const auto gen = static_cast<size_t>(g.nvlink);
     return {kNvlinkGbps[gen], kNvlinkLatency, kNvlinkNcclEfficiency[gen],
-            fmt::format("NVLink {}.0: {} GB/s per direction; NCCL reaches {:.3f} of it",
-                        g.nvlink, kNvlinkLinks[gen], kNvlinkNcclEfficiency[gen])};
+            fmt::format("NVLink {}.0: {} GB/s per direction; NCCL reaches {:.3f} of it", g.nvlink,
+                        kNvlinkLinks[gen], kNvlinkNcclEfficiency[gen])};
   }
   throw InvalidArgument(fmt::format(
       "intra_node_fabric {}: no public link figure for GPU '{}' (known: V100, A100, H100, "

@@ -27,7 +27,8 @@ struct FabricLink {
 };
 
 // The per-GPU link of `fabric` for `gpu` (matched by the GPU's name: V100, A100, H100,
-// H200, B200), with NCCL's efficiency on it. Throws InvalidArgument naming the GPU when no public figure is known.
+// H200, B200), with NCCL's efficiency on it. Throws InvalidArgument naming the GPU when no public
+// figure is known.
 FabricLink fabric_link(IntraNodeFabric fabric, const GpuSpec& gpu);
 
 }  // namespace compopt::net

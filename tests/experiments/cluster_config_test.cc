@@ -151,8 +151,8 @@ TEST(ClusterConfig, FabricSetsTheGpuLinkUnlessGiven) {
 // A given efficiency (a preset's fit, or the key) stays.
 TEST(ClusterConfig, FabricSetsNcclsLinkEfficiencyUnlessGiven) {
   const auto efficiency = [](const char* gpu, const char* fabric) {
-    return parse(std::string("[cluster]\ngpu = \"") + gpu + "\"\nintra_node_fabric = \"" +
-                 fabric + "\"")
+    return parse(std::string("[cluster]\ngpu = \"") + gpu + "\"\nintra_node_fabric = \"" + fabric +
+                 "\"")
         .intra_node_efficiency;
   };
   EXPECT_DOUBLE_EQ(efficiency("V100", "nvlink"), 0.8);

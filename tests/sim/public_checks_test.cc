@@ -48,8 +48,8 @@ TEST(PublicChecks, ClusterIsWhatTheRowStates) {
   EXPECT_EQ(tcp.inter_node_gbps, 32);
   EXPECT_EQ(tcp.inter_node_efficiency, 1);
   EXPECT_DOUBLE_EQ(tcp.intra_node_efficiency, 0.8);  // NCCL's 20 of 25 GB/s per NVLink
-  EXPECT_EQ(tcp.nccl_version, "");                    // none printed: a current NCCL
-  r.nccl_version = "2.4.7ms0";                        // a vendor build: its numeric part
+  EXPECT_EQ(tcp.nccl_version, "");                   // none printed: a current NCCL
+  r.nccl_version = "2.4.7ms0";                       // a vendor build: its numeric part
   EXPECT_EQ(public_check_cluster(r).nccl_version, "2.4.7");
   r.nccl_version.clear();
   EXPECT_EQ(tcp.inter_node_latency_s, 50e-6);  // the Ethernet presets' figure
