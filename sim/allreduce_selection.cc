@@ -70,7 +70,7 @@ double nccl24_tree_threshold_bytes(const net::ClusterSpec& cluster) {
   if (nvlink && nodes == 2) tree_bw *= 2;
   const int levels = static_cast<int>(std::bit_width(static_cast<unsigned>(nodes))) - 1;
   const double ring_lat = 6.0 * (ranks - 1);
-  const double tree_lat = 15.0 * levels + 4.0 * (ranks / nodes - 1);
+  const double tree_lat = 15.0 * levels + 4.0 * (cluster.gpus_per_node - 1);
   if (ring_lat <= tree_lat) return 0;
   if (tree_bw > ring_bw) return std::numeric_limits<double>::infinity();
   return ring_bw * tree_bw / (ring_bw - tree_bw) * (ring_lat - tree_lat);
