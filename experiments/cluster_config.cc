@@ -117,13 +117,7 @@ void add_transport_keys(std::vector<ClusterKey>& keys, const std::string& side,
 // intra_node_fabric: sets the GPU link's rate, latency, NCCL efficiency and transport from
 // the fabric's public figures (net_models/cluster_fabric.h); keys after it may replace them.
 void read_intra_node_fabric(ClusterSpec& c, const toml::node& n, const std::string& k) {
-  c.intra_node_fabric = net::parse_intra_node_fabric(text_of(n, k));
-  const net::FabricLink link = net::fabric_link(c.intra_node_fabric, c.gpu);
-  c.intra_node_gbps = link.gbps;
-  c.intra_node_latency_s = link.latency_s;
-  c.intra_node_efficiency = link.efficiency;
-  c.intra_node_transport = net::transport_profile(
-      c.intra_node_fabric == net::IntraNodeFabric::kPcie ? "pcie" : "nvlink");
+  net::use_intra_node_fabric(c, net::parse_intra_node_fabric(text_of(n, k)));
 }
 
 // nccl_version: a quoted string (net_models/nccl_version.h); 2.10 as a TOML number would

@@ -14,11 +14,7 @@ ClusterSpec public_spec_cluster(const char* name, const char* gpu, int nics, dou
   c.nodes = 32;
   c.gpus_per_node = 8;
   c.gpu = gpu_preset(gpu);
-  c.intra_node_fabric = IntraNodeFabric::kNvswitch;
-  const FabricLink link = fabric_link(c.intra_node_fabric, c.gpu);
-  c.intra_node_gbps = link.gbps;
-  c.intra_node_latency_s = link.latency_s;
-  c.intra_node_efficiency = link.efficiency;
+  use_intra_node_fabric(c, IntraNodeFabric::kNvswitch);
   c.nics_per_node = nics;
   c.rail_optimized = nics > 1;
   c.inter_node_gbps = nic_gbps;

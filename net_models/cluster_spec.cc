@@ -207,6 +207,16 @@ void ClusterSpec::validate() const {
   check_topology(*this);
 }
 
+void use_intra_node_fabric(ClusterSpec& spec, IntraNodeFabric fabric) {
+  const FabricLink link = fabric_link(fabric, spec.gpu);
+  spec.intra_node_fabric = fabric;
+  spec.intra_node_gbps = link.gbps;
+  spec.intra_node_latency_s = link.latency_s;
+  spec.intra_node_efficiency = link.efficiency;
+  spec.intra_node_transport =
+      transport_profile(fabric == IntraNodeFabric::kPcie ? "pcie" : "nvlink");
+}
+
 std::vector<int> effective_torus_dims(const ClusterSpec& spec) {
   if (!spec.torus_dims.empty()) return spec.torus_dims;
   // Greedy near-cubic factorization: peel the divisor closest to the remaining cube root.

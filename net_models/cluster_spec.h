@@ -108,6 +108,11 @@ std::vector<int> effective_torus_dims(const ClusterSpec& spec);
 // dragonfly_groups or the divisor of `nodes` closest to sqrt(nodes).
 int effective_dragonfly_groups(const ClusterSpec& spec);
 
+// Sets `spec`'s intra-node fabric and, from its public figures for spec.gpu (fabric_link),
+// the GPU link's rate, latency and NCCL efficiency, and the intra-node transport (pcie or
+// nvlink). Throws InvalidArgument when no figure is known for the GPU.
+void use_intra_node_fabric(ClusterSpec& spec, IntraNodeFabric fabric);
+
 // Returns a copy of `spec` with `gpus` GPUs: same gpus_per_node, nodes = gpus /
 // gpus_per_node (gpus < gpus_per_node gives one node of `gpus`). Throws
 // InvalidArgument when gpus does not divide into whole nodes.

@@ -73,13 +73,7 @@ net::ClusterSpec public_check_cluster(const net::NcclTestsRow& row) {
   c.nodes = row.nodes;
   c.gpus_per_node = row.gpus_per_node;
   c.gpu = net::gpu_preset(row.gpu);
-  c.intra_node_fabric = net::parse_intra_node_fabric(row.intra_node_fabric);
-  const net::FabricLink link = net::fabric_link(c.intra_node_fabric, c.gpu);
-  c.intra_node_gbps = link.gbps;
-  c.intra_node_latency_s = link.latency_s;
-  c.intra_node_efficiency = link.efficiency;
-  c.intra_node_transport = net::transport_profile(
-      c.intra_node_fabric == net::IntraNodeFabric::kPcie ? "pcie" : "nvlink");
+  net::use_intra_node_fabric(c, net::parse_intra_node_fabric(row.intra_node_fabric));
   c.nics_per_node = row.nics_per_node;
   c.rail_optimized = row.nics_per_node > 1;
   c.inter_node_gbps = row.nic_gbps;
