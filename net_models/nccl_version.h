@@ -4,14 +4,19 @@
 // (sim/allreduce_selection.h): a version is "MAJOR.MINOR" or "MAJOR.MINOR.PATCH" of NCCL 2,
 // e.g. "2.4.8" or "2.10.3"; empty means a current NCCL.
 
-#include <compare>
 #include <string_view>
+#include <tuple>
 
 namespace compopt::net {
 
 struct NcclVersion {
   int major = 2, minor = 0, patch = 0;
-  auto operator<=>(const NcclVersion&) const = default;
+  bool operator==(const NcclVersion&) const = default;
+  // Ordered as numbers, part by part (2.4.8 < 2.10).
+  bool operator<(const NcclVersion& o) const {
+    return std::tie(major, minor, patch) < std::tie(o.major, o.minor, o.patch);
+  }
+  bool operator<=(const NcclVersion& o) const { return !(o < *this); }
 };
 
 // Parses `text`; throws InvalidArgument naming it and the expected form unless it is
