@@ -25,6 +25,7 @@
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
+#include "core/util/median.h"
 #include "experiments/commands.h"
 #include "experiments/memory_estimates.h"
 #include "experiments/public_checks.h"
@@ -298,12 +299,10 @@ void run_fit(const Options& o) {
 }
 
 // The median and the largest of |errors|.
-std::pair<double, double> median_and_worst(std::vector<double> errors) {
-  for (double& e : errors) e = std::abs(e);
-  std::sort(errors.begin(), errors.end());
-  const size_t n = errors.size();
-  const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-  return {median, errors.back()};
+std::pair<double, double> median_and_worst(const std::vector<double>& errors) {
+  double worst = 0;
+  for (double e : errors) worst = std::max(worst, std::abs(e));
+  return {median_abs(errors), worst};
 }
 
 // --calibration --cross-validate: each row predicted by the fit on all the other rows.

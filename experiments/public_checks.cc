@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/util/csv_schema.h"
+#include "core/util/median.h"
 #include "experiments/run_directory.h"
 #include "net_models/nccl_tests_rows.h"
 #include "sim/public_checks.h"
@@ -33,13 +34,6 @@ const CsvSchema& public_checks_schema() {
                                                       {"url"},
                                                       {"notes"}});
   return schema;
-}
-
-double median_abs(std::vector<double> errors) {
-  for (double& e : errors) e = std::abs(e);
-  std::sort(errors.begin(), errors.end());
-  const size_t n = errors.size();
-  return n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
 }
 
 // What the case's cluster takes that neither the thread nor the data file states. CSV cells

@@ -6,17 +6,11 @@
 #include <cmath>
 
 #include "core/util/error.h"
+#include "core/util/median.h"
 
 namespace compopt::net {
 
-double UtilizationFit::median_abs_error_pct() const {
-  std::vector<double> a;
-  for (double e : error_pct) a.push_back(std::abs(e));
-  std::sort(a.begin(), a.end());
-  if (a.empty()) return 0;
-  const size_t n = a.size();
-  return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
-}
+double UtilizationFit::median_abs_error_pct() const { return median_abs(error_pct); }
 
 double UtilizationFit::max_abs_error_pct() const {
   double worst = 0;
