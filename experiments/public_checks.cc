@@ -40,8 +40,8 @@ const CsvSchema& public_checks_schema() {
 // are not quoted (core/util/csv_schema.h), so the data file's commas become semicolons.
 std::string notes(const net::NcclTestsRow& row) {
   std::string text = fmt::format(
-      "{}; compopt: every efficiency 1 (no calibration row describes "
-      "this cluster); node-to-node latency of the presets' {} links",
+      "{}; compopt: NICs at efficiency 1 (no calibration row describes this cluster) and "
+      "GPU links at NCCL's per-link figure; node-to-node latency of the presets' {} links",
       row.inferred, row.transport);
   std::replace(text.begin(), text.end(), ',', ';');
   return text;

@@ -6,8 +6,9 @@
 // bandwidth factor, channels), with nothing fitted to the cases.
 //
 // The cluster is what a user would write in a [cluster] table without a preset: the GPU
-// preset, the intra-node fabric's public link (fabric_link), the NICs at their line rate,
-// every efficiency 1 (nominal: no calibration row describes these clusters), the transport
+// preset, the intra-node fabric's public link at NCCL's per-link efficiency (fabric_link),
+// the NICs at their line rate with efficiency 1 (no calibration row describes these
+// clusters), the NCCL version the case printed, the transport
 // profile of the case with its streams per peer, NCCL_ALGO when the command set it, one star
 // switch, rails when a node has several NICs. Node-to-node latency is the calibrated presets'
 // figure of the transport (50 us over TCP, 2 us over RDMA, net_models/cluster_presets.cc).
