@@ -85,8 +85,12 @@ double NcclTestsRow::busbw_bytes_s() const { return busbw * unit_bytes_s(busbw_u
 
 double NcclTestsRow::published_s() const {
   if (time_us) return *time_us * 1e-6;
-  const double n = ranks();
-  return bytes * 2 * (n - 1) / n / busbw_bytes_s();
+  return bytes * allreduce_bus_factor(ranks()) / busbw_bytes_s();
+}
+
+double allreduce_bus_factor(int ranks) {
+  const double n = ranks;
+  return 2 * (n - 1) / n;
 }
 
 std::vector<NcclTestsRow> parse_nccl_tests_rows(std::string_view csv, std::string_view source) {

@@ -40,6 +40,10 @@ struct NcclTestsRow {
 
 const std::vector<NcclTestsRow>& nccl_tests_public_rows();
 
+// nccl-tests' bus bandwidth factor of an allreduce on `ranks` ranks, 2(n-1)/n: busbw is
+// bytes / time x it.
+double allreduce_bus_factor(int ranks);
+
 // Parser of the table's text, for the function above and for tests; `source` names the text
 // in error messages. Throws InvalidArgument on a missing column, a malformed number, a
 // non-positive figure, fewer than 2 ranks, an unknown busbw unit or a row without provenance

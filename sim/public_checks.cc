@@ -63,8 +63,7 @@ std::string numeric_version(const std::string& printed) {
 }  // namespace
 
 double bus_bandwidth(double bytes, double seconds, int ranks) {
-  const double n = ranks;
-  return bytes / seconds * 2 * (n - 1) / n;
+  return bytes / seconds * net::allreduce_bus_factor(ranks);
 }
 
 net::ClusterSpec public_check_cluster(const net::NcclTestsRow& row) {
