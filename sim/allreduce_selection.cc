@@ -41,9 +41,9 @@ const AllreduceAlgorithm& tuning_model(double bytes, const net::ClusterSpec& clu
 
 // In version order: a version takes the last rule whose first version it reaches.
 constexpr std::array<AllreduceSelection, 3> kSelections = {{
-    {"2.0", "ring only", ring_only},
-    {"2.4", "tree threshold", tree_threshold},
-    {"2.5", "tuning model", tuning_model},
+    {{2, 0, 0}, "ring only", ring_only},
+    {{2, 4, 0}, "tree threshold", tree_threshold},
+    {{2, 5, 0}, "tuning model", tuning_model},
 }};
 
 }  // namespace
@@ -53,7 +53,7 @@ const AllreduceSelection& allreduce_selection(const net::ClusterSpec& cluster) {
   const net::NcclVersion version = net::parse_nccl_version(cluster.nccl_version);
   const AllreduceSelection* chosen = &kSelections.front();
   for (const AllreduceSelection& s : kSelections)
-    if (net::parse_nccl_version(s.first_version) <= version) chosen = &s;
+    if (s.first_version <= version) chosen = &s;
   return *chosen;
 }
 

@@ -13,12 +13,13 @@
 #include <vector>
 
 #include "net_models/cluster_spec.h"
+#include "net_models/nccl_version.h"
 #include "sim/allreduce_algorithm.h"
 
 namespace compopt::sim {
 
 struct AllreduceSelection {
-  std::string_view first_version;  // the NCCL version that introduced the rule
+  net::NcclVersion first_version;  // the NCCL version that introduced the rule
   std::string_view name;           // "ring only", "tree threshold", "tuning model"
   // The algorithm for `bytes` per GPU among `runnable` (those that run on the cluster; the
   // ring always does).
