@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/util/error.h"
-#include "experiments/sweep_config.h"
+#include "experiments/scenario/sweep_config.h"
 
 namespace {
 

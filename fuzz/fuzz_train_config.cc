@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/util/error.h"
-#include "experiments/train_config.h"
+#include "experiments/train/train_config.h"
 
 namespace {
 

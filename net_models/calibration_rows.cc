@@ -13,7 +13,7 @@ namespace compopt::net {
 namespace {
 
 // The network column of 1-bit Adam's Table 1 -> the cluster preset of that cluster
-// (experiments/published/clusters.csv).
+// (data/published/clusters.csv).
 constexpr std::array<std::pair<std::string_view, std::string_view>, 2> kProfileClusters = {{
     {"ethernet", "ethernet-v100-4"},
     {"infiniband", "infiniband-v100-8"},

@@ -1,6 +1,6 @@
 #pragma once
 // The published rows the simulator is calibrated and compared against, parsed once from the
-// tables of experiments/published/ that are embedded in the binary (published_tables.h).
+// tables of data/published/ that are embedded in the binary (published_tables.h).
 // - onebit_adam_profile.csv: 1-bit Adam (Tang et al., ICML 2021), Table 1: BERT-Large
 //   seq 128, baseline Adam, fp16 gradients; 13 rows, the calibration targets of the network
 //   model (docs/calibration.md). Times in ms.

@@ -1,7 +1,7 @@
 #pragma once
-// Named clusters of the papers (experiments/published/clusters.csv), with nominal link
+// Named clusters of the papers (data/published/clusters.csv), with nominal link
 // figures from public hardware specs and efficiencies calibrated against
-// experiments/published/onebit_adam_profile.csv (docs/calibration.md), and DGX-style
+// data/published/onebit_adam_profile.csv (docs/calibration.md), and DGX-style
 // clusters (dgx-a100, dgx-h100, dgx-b200, h100-ethernet-25g) whose every figure comes from
 // public specs, links at nominal rate (efficiency 1, nothing to fit). The presets form
 // one registry (name, aliases, one-line help, the spec itself as the defaults a scenario

@@ -1,5 +1,5 @@
 #pragma once
-// The published tables of experiments/published/, embedded in the binary at build time
+// The published tables of data/published/, embedded in the binary at build time
 // (net_models/CMakeLists.txt): the text of each CSV file, comment lines included.
 
 #include <string_view>
@@ -7,7 +7,7 @@
 namespace compopt::net {
 
 struct PublishedTable {
-  std::string_view file;  // path in the source tree, e.g. experiments/published/x.csv
+  std::string_view file;  // path in the source tree, e.g. data/published/x.csv
   std::string_view text;  // the file's bytes
 };
 

@@ -35,7 +35,7 @@ struct WorkloadSpec {
   double compress_bytes_per_element = 148;
   // Activations a GPU keeps per sample of its micro-batch for the backward pass (bytes; 0: not
   // known). Architectures give it (model_shapes.h); [workload] activation_bytes_per_sample
-  // overrides it. Used by the memory estimate (sim/memory_estimate.h), not by step times.
+  // overrides it. Used by the memory estimate (sim/gpu_memory.h), not by step times.
   double activation_bytes_per_sample = 0;
   std::string source;  // where the figures come from
 

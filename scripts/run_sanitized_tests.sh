@@ -27,7 +27,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS=suppressions=$supp/lsan.supp:print_suppressions=0
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp
 # SimGrid switches actor stacks by hand; its thread contexts keep every actor on a real thread,
-# which the sanitizers follow (sim/sim_world.cc reads this variable).
+# which the sanitizers follow (sim/backend/sim_world.cc reads this variable).
 export COMPOPT_SIMGRID_CONTEXTS=thread
 cd "$build_dir"
 if [[ $mode == thread ]]; then

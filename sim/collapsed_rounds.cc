@@ -9,7 +9,7 @@
 
 #include "core/util/error.h"
 #include "sim/flow_post.h"
-#include "sim/sim_world.h"
+#include "sim/backend/sim_world.h"
 
 namespace compopt::sim {
 

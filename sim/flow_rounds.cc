@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "sim/flow_post.h"
-#include "sim/sim_world.h"
+#include "sim/backend/sim_world.h"
 
 namespace compopt::sim {
 

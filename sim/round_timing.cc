@@ -12,7 +12,7 @@
 #include "core/compress/compressor.h"
 #include "core/util/error.h"
 #include "sim/collapsed_rounds.h"
-#include "sim/sim_transport.h"
+#include "sim/backend/sim_transport.h"
 
 namespace compopt::sim {
 

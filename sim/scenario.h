@@ -2,7 +2,7 @@
 // A scenario of `compopt profile` / `compopt sweep`: named presets plus
 // overrides, resolved into a StepConfig, and its CSV row format (one row per
 // scenario and optimizer stage; the whole-run columns, time_to_train.h and
-// memory_estimate.h, repeat the scenario's figures on each of its stage rows).
+// gpu_memory.h, repeat the scenario's figures on each of its stage rows).
 
 #include <map>
 #include <optional>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "net_models/bandwidth_spread.h"
-#include "sim/memory_estimate.h"
+#include "sim/gpu_memory.h"
 #include "sim/step_simulator.h"
 #include "sim/step_spread.h"
 #include "sim/time_to_train.h"

@@ -21,8 +21,8 @@
 #include "sim/overlap_mode.h"
 #include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
-#include "sim/sim_transport.h"
-#include "sim/sim_world.h"
+#include "sim/backend/sim_transport.h"
+#include "sim/backend/sim_world.h"
 
 namespace compopt::sim {
 

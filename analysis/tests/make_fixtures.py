@@ -3,7 +3,7 @@
 every study, in the schema of docs/reproduction.md) from simple closed-form
 models with plausible magnitudes: BERT-Large allreduce about 2200 ms over
 ~4 Gbit/s Ethernet (1-bit Adam Table 1), Birder's single-node throughputs,
-speedups of 1-6x. The published columns come from experiments/published/*.csv,
+speedups of 1-6x. The published columns come from data/published/*.csv,
 the same files the C++ program embeds. Deterministic; run it again only to
 change the fixtures.
 
@@ -21,7 +21,7 @@ PUBLISHED = os.path.join(HERE, "..", "..", "experiments", "published")
 
 
 def published_rows(name):
-    """Rows of experiments/published/NAME as dicts; '#' lines are provenance comments."""
+    """Rows of data/published/NAME as dicts; '#' lines are provenance comments."""
     with open(os.path.join(PUBLISHED, name), newline="") as f:
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 

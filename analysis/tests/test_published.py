@@ -1,4 +1,4 @@
-"""The fixtures' published columns come from experiments/published/, the files the C++
+"""The fixtures' published columns come from data/published/, the files the C++
 program embeds: regenerating the fixtures gives the checked-in files byte for byte, and the
 published values in them equal the data files' rows."""
 import csv

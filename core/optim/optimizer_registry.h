@@ -27,7 +27,7 @@ using OptimizerBuilder = std::function<std::unique_ptr<Optimizer>(
 // What a rank keeps between steps besides parameters and gradients, as fp32 vectors
 // (docs/algorithms.md): of the whole parameter length, and of the rank's shard of the
 // hierarchical scheme (parameters / GPUs per node). Error-feedback buffers are not counted
-// here: they follow from the stages' CommPattern (sim/memory_estimate.h).
+// here: they follow from the stages' CommPattern (sim/gpu_memory.h).
 struct StateFootprint {
   int vectors = 0;
   int shard_vectors = 0;

@@ -3,7 +3,7 @@
 // are skipped; the first other line is the header; fields are separated by ',' and may be
 // wrapped in double quotes (a quoted field may hold ',' and "" for one quote). Every row
 // must have as many fields as the header. Errors throw InvalidArgument naming the source
-// and the line. The one reader of CSV text: the published tables of experiments/published/
+// and the line. The one reader of CSV text: the published tables of data/published/
 // and the CSVs compopt's own runs wrote (an empty cell there is an absent value).
 
 #include <optional>

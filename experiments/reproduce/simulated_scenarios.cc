@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "core/optim/optimizer_registry.h"
-#include "experiments/forked_jobs.h"
+#include "experiments/scenario/forked_jobs.h"
 
 namespace compopt::cli::reproduce {
 bool same_step_optimizer(std::string_view a, std::string_view b) {

@@ -4,7 +4,7 @@
 // its CSVs into its own folder of the run directory (the columns are listed in
 // docs/reproduction.md, and analysis/plot_<name>.py draws them) and returns its
 // section of report.md: what was run and a table of our numbers beside the
-// published ones where experiments/published/ has them. The studies form one registry
+// published ones where data/published/ has them. The studies form one registry
 // (name, aliases, one-line help = report heading, the function that runs it).
 //
 // Studies that simulate run each SimGrid engine in a forked child

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "core/util/csv_schema.h"
-#include "experiments/forked_jobs.h"
+#include "experiments/scenario/forked_jobs.h"
 #include "experiments/reproduce/compression_pairs.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/simulated_scenarios.h"

@@ -9,10 +9,10 @@
 #include "core/train/step_record.h"
 #include "core/util/csv_schema.h"
 #include "core/util/file_io.h"
-#include "experiments/forked_jobs.h"
-#include "experiments/run_directory.h"
-#include "experiments/train_config.h"
-#include "experiments/train_runner.h"
+#include "experiments/scenario/forked_jobs.h"
+#include "experiments/run_directory/run_directory.h"
+#include "experiments/train/train_config.h"
+#include "experiments/train/train_runner.h"
 
 namespace compopt::cli::reproduce {
 namespace fs = std::filesystem;

@@ -43,7 +43,7 @@ std::vector<std::string> training_overrides(const StudyContext& context,
 
 // Overrides of the simulated clock of the training runs: stand in for
 // bert-large-seq128 (its default 16 sequences per GPU, fp16) on the cluster's V100s
-// (experiments/sim_compute.h). Sim-only keys, apart from training_overrides so that
+// (experiments/train/sim_compute.h). Sim-only keys, apart from training_overrides so that
 // studies may train the same setup on the local backend.
 const std::vector<std::string>& sim_time_overrides();
 

@@ -1,6 +1,6 @@
 // The simulator from Python: compopt.simulate and compopt.sweep (python/compopt/simulate.py) get
 // the text of profile.csv and sweep.csv from the code `compopt profile` and `compopt sweep` run
-// (experiments/scenario_rows.h, sweep_config.h). Inputs go through the CLI's own validation
+// (experiments/scenario/scenario_rows.h, sweep_config.h). Inputs go through the CLI's own validation
 // first, in this process, so bad input raises compopt.InvalidArgument before anything is
 // simulated; then each simulation runs in a forked process (SimGrid allows one engine per
 // process), with the GIL released. A build without the simulator binds only have_simulator.
@@ -23,12 +23,12 @@
 
 #include "core/util/error.h"
 #include "core/util/memory_budget.h"
-#include "experiments/forked_jobs.h"
-#include "experiments/memory_estimates.h"
-#include "experiments/option_ranges.h"
-#include "experiments/scenario_rows.h"
-#include "experiments/sweep_config.h"
-#include "experiments/sweep_totals.h"
+#include "experiments/scenario/forked_jobs.h"
+#include "experiments/scenario/host_memory.h"
+#include "experiments/scenario/option_ranges.h"
+#include "experiments/scenario/scenario_rows.h"
+#include "experiments/scenario/sweep_config.h"
+#include "experiments/scenario/sweep_totals.h"
 #include "python/src/toml_from_python.h"
 
 namespace compopt::python {

@@ -7,7 +7,7 @@
 
 #include "core/util/error.h"
 #include "core/util/file_io.h"
-#include "experiments/toml_values.h"
+#include "experiments/scenario/toml_values.h"
 
 namespace compopt::python {
 namespace {

@@ -1,4 +1,4 @@
-"""experiments/whatif_from_python.py runs top to bottom with this interpreter and answers its
+"""experiments/examples/whatif_from_python.py runs top to bottom with this interpreter and answers its
 question; its per-cluster answer (compopt.simulate) and its bandwidth sweep (compopt.sweep)
 agree on the scenario they share."""
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compopt_peer_bench and experiments/netns_peer_cost.py (the per-peer cost measurement of
+# compopt_peer_bench and experiments/validation/netns_peer_cost.py (the per-peer cost measurement of
 # docs/calibration.md, "Transport profiles"): the CSV of 3 in-process TCP ranks has one row
 # per block and pattern with the peers and steps of each pattern (or one pattern's rows with
 # --pattern); bad arguments exit 2 naming
@@ -7,7 +7,7 @@
 #   peer_bench_cli_test.sh PEER_BENCH_BINARY SOURCE_DIR
 set -uo pipefail
 BIN=$1
-SUMMARY=$2/experiments/netns_peer_cost.py
+SUMMARY=$2/experiments/validation/netns_peer_cost.py
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 failures=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `compopt profile --public-checks`: every case of experiments/published/nccl_tests_public.csv
+# `compopt profile --public-checks`: every case of data/published/nccl_tests_public.csv
 # is predicted exactly once, public_checks.csv's error is (predicted - published) / published,
 # a time is marked as implied by busbw exactly where the data file prints none, and the
 # summary line is printed. No error value is pinned: the model changes, the data does not.
@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 grep -q "^median |error| .*%, [0-9]* of [0-9]* cases within 20%" "$WORK/pc.log" ||
   fail "no summary line: $(cat "$WORK/pc.log")"
 /usr/bin/python3 - "$WORK/pc/public_checks.csv" \
-  "$SRC/experiments/published/nccl_tests_public.csv" <<'PY' || fail "public_checks.csv check failed"
+  "$SRC/data/published/nccl_tests_public.csv" <<'PY' || fail "public_checks.csv check failed"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 data = list(csv.DictReader(line for line in open(sys.argv[2]) if not line.startswith("#")))

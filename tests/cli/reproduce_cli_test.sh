@@ -49,10 +49,10 @@ grep -q '^| ethernet | 1 | 4 | 16 x 1 | [0-9.]* | 239.76 | ' "$OUT/report.md" \
   || fail "report.md lacks the published 239.76 ms row"
 grep -q '"scale": "quick"' "$OUT/run.json" || fail "run.json lacks the scale"
 # Published values are credited to the repository's data files, never to an outside folder.
-grep -q 'experiments/published/onebit_adam_profile.csv' "$OUT/report.md" \
-  || fail "report.md does not name experiments/published/onebit_adam_profile.csv"
-grep -q 'experiments/published/birder_single_node.csv' "$OUT/report.md" \
-  || fail "report.md does not name experiments/published/birder_single_node.csv"
+grep -q 'data/published/onebit_adam_profile.csv' "$OUT/report.md" \
+  || fail "report.md does not name data/published/onebit_adam_profile.csv"
+grep -q 'data/published/birder_single_node.csv' "$OUT/report.md" \
+  || fail "report.md does not name data/published/birder_single_node.csv"
 ! grep -q 'shared/reference' "$OUT/report.md" || fail "report.md names a shared reference folder"
 if python3 -c 'import matplotlib' 2>/dev/null && [ -f "$SRC/analysis/plot_all.py" ]; then
   for f in figures/profile.png figures/profile.pdf figures/hierarchical.png; do

@@ -1,4 +1,4 @@
-// The published rows parsed from the embedded experiments/published/ tables: counts and
+// The published rows parsed from the embedded data/published/ tables: counts and
 // values checked by hand against 1-bit Adam's Table 1 and Birder's Tables 1-2, the
 // consistency of each row, and the parsers' errors.
 
@@ -68,8 +68,8 @@ TEST(CalibrationRows, BirderSingleNodeHasTables1And2) {
 }
 
 TEST(CalibrationRows, TablesNameTheirFilesAndKeepProvenance) {
-  EXPECT_EQ(onebit_adam_profile_table().file, "experiments/published/onebit_adam_profile.csv");
-  EXPECT_EQ(birder_single_node_table().file, "experiments/published/birder_single_node.csv");
+  EXPECT_EQ(onebit_adam_profile_table().file, "data/published/onebit_adam_profile.csv");
+  EXPECT_EQ(birder_single_node_table().file, "data/published/birder_single_node.csv");
   EXPECT_THAT(onebit_adam_profile_table().text, HasSubstr("# Source: 1-bit Adam"));
   EXPECT_THAT(birder_single_node_table().text, HasSubstr("# Source: Birder"));
 }

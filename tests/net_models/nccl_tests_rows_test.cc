@@ -1,4 +1,4 @@
-// The public nccl-tests table (experiments/published/nccl_tests_public.csv, embedded): every
+// The public nccl-tests table (data/published/nccl_tests_public.csv, embedded): every
 // row parses with its provenance and positive figures, values checked by hand against the
 // threads, printed times agree with printed bus bandwidths by nccl-tests' own formula, the
 // time implied by a bandwidth-only row, and the parser's refusals.

@@ -1,4 +1,4 @@
-"""experiments/netns_training_compare.py on hand-made metrics.csv files: the charges are the
+"""experiments/validation/netns_training_compare.py on hand-made metrics.csv files: the charges are the
 medians of the Local columns, the comparison is the median step time per stage of the real
 run's step_wall_s and of the simulated time_s differences, and runs that computed different
 things are refused."""

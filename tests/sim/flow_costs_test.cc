@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "sim/sim_transport.h"
-#include "sim/sim_world.h"
+#include "sim/backend/sim_transport.h"
+#include "sim/backend/sim_world.h"
 
 namespace compopt::sim {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "sim/sim_world.h"
+#include "sim/backend/sim_world.h"
 
 namespace compopt::sim {
 namespace {

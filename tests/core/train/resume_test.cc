@@ -18,7 +18,7 @@
 #include "core/train/local_training.h"
 #include "core/util/error.h"
 #include "net_models/cluster_presets.h"
-#include "sim/sim_world.h"
+#include "sim/backend/sim_world.h"
 #include "tests/support/same_step_record.h"
 
 namespace compopt {

@@ -14,7 +14,7 @@
 #include "core/tasks/noisy_quadratic.h"
 #include "core/train/local_training.h"
 #include "core/util/error.h"
-#include "sim/sim_world.h"
+#include "sim/backend/sim_world.h"
 
 namespace compopt {
 namespace {

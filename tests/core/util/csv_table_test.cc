@@ -1,4 +1,4 @@
-// CsvTable: comments and quoting as in experiments/published/, and every malformed input
+// CsvTable: comments and quoting as in data/published/, and every malformed input
 // rejected with a message that names the source, the line and the bad value.
 
 #include "core/util/csv_table.h"

@@ -1,0 +1,294 @@
+// `compopt comm-bench`: times fp32 ring allreduce and compressed allreduce on any
+// backend of the registry (local threads, a simulated star of links, TCP, hybrid or
+// NCCL ranks started by `compopt launch`, MPI ranks started by mpirun) and reports
+// nccl-tests algbw / busbw per size. Variants call the communicator's collectives, so
+// each backend runs its own version (the CUDA kernels for the compressed ones on
+// hybrid and nccl). On sim the time is simulated wire time only (local compression
+// work is not charged); on the real backends it is wall time.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "core/comm/collectives/compressed_allreduce.h"
+#include "core/util/csv_schema.h"
+#include "core/util/error.h"
+#include "core/util/registry.h"
+#include "experiments/cli/commands.h"
+#include "experiments/scenario/host_memory.h"
+#include "experiments/scenario/option_ranges.h"
+#include "experiments/run_directory/run_directory.h"
+#include "real_backend/backend_registry.h"
+
+namespace compopt::cli {
+namespace {
+
+struct BenchOptions {
+  std::string backend = "local";
+  int ranks = 4;                 // local and sim backends only
+  double link_gbps = 1.0;        // sim: every rank on its own node, star of links this fast
+  double latency_us = 50.0;      // sim: one-way latency of each link
+  double link_efficiency = 1.0;  // sim: fraction of the link rate that carries payload
+  std::vector<double> sizes_mb{1, 4, 16, 64};
+  std::vector<std::string> variants{"allreduce-fp32", "compressed-sign"};
+  int iters = 5;
+  int warmup = 1;
+  std::string out;
+  bool overwrite = false;
+};
+
+struct Row {
+  std::string variant;
+  size_t bytes = 0;
+  double seconds = 0;       // mean over iterations of the slowest rank
+  uint64_t wire_bytes = 0;  // sent per rank per call
+};
+
+// One call of a variant on x (in place), with state kept across calls.
+using Reduce = std::function<void(Communicator&, std::vector<float>&, uint64_t step)>;
+
+// A comm-bench variant: `make` builds a fresh Reduce (with its own state) per run.
+struct BenchVariant : RegistryEntry {
+  std::function<Reduce()> make;
+};
+
+// The compressed allreduce of `compressor` through the communicator, so every backend runs its
+// own version (the CUDA kernels on hybrid and nccl).
+Reduce compressed(const std::string& compressor_name) {
+  auto compressor = std::shared_ptr<Compressor>(make_compressor(compressor_name));
+  auto state = std::make_shared<CompressedAllreduceState>();
+  return [compressor, state](Communicator& c, std::vector<float>& x, uint64_t step) {
+    if (state->worker.size() != compressed_padded_length(x.size(), c.size())) {
+      *state = CompressedAllreduceState(x.size(), c.size());
+    }
+    c.compressed_allreduce(x, *compressor, *state, RandomKey{.seed = 3, .step = step});
+  };
+}
+
+const Registry<BenchVariant>& bench_variants() {
+  static const Registry<BenchVariant> registry = [] {
+    Registry<BenchVariant> r("comm-bench variant");
+    r.add({{"allreduce-fp32", {}, "ring allreduce (mean), fp32 on the wire"}, [] {
+             return Reduce([](Communicator& c, std::vector<float>& x, uint64_t) {
+               c.allreduce(x, ReduceOp::kMean);
+             });
+           }});
+    r.add({{"allreduce-fp16", {}, "ring allreduce (mean), fp16 on the wire"}, [] {
+             return Reduce([](Communicator& c, std::vector<float>& x, uint64_t) {
+               c.allreduce(x, ReduceOp::kMean, WirePrecision::kFp16);
+             });
+           }});
+    r.add({{"compressed-sign", {}, "compressed allreduce, sign compressor (1-bit Adam)"},
+           [] { return compressed("sign"); }});
+    r.add({{"compressed-binary", {}, "compressed allreduce, binary compressor (Birder)"},
+           [] { return compressed("binary"); }});
+    return r;
+  }();
+  return registry;
+}
+
+const BenchVariant& find_variant(const std::string& name) {
+  try {
+    return bench_variants().get(name);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("--variants: {}", e.what()));
+  }
+}
+
+// Runs on every rank; returns the rows on rank 0 (empty elsewhere).
+std::vector<Row> bench(Communicator& comm, const BenchOptions& o) {
+  std::vector<Row> rows;
+  for (const std::string& name : o.variants) {
+    const Reduce reduce = find_variant(name).make();
+    for (double mb : o.sizes_mb) {
+      const auto elements = static_cast<size_t>(mb * 1e6 / 4);
+      std::vector<float> x(elements);
+      for (size_t i = 0; i < elements; ++i)
+        x[i] = std::sin(0.001f * static_cast<float>(i) + static_cast<float>(comm.rank()));
+      for (int w = 0; w < o.warmup; ++w) reduce(comm, x, static_cast<uint64_t>(w));
+      comm.traffic().reset();
+      double total = 0;
+      for (int it = 0; it < o.iters; ++it) {
+        comm.barrier();
+        const double start = comm.now();
+        reduce(comm, x, static_cast<uint64_t>(o.warmup) + static_cast<uint64_t>(it));
+        total += comm.now() - start;
+      }
+      const uint64_t wire = (comm.traffic().total().bytes - comm.traffic().of("barrier").bytes) /
+                            static_cast<uint64_t>(o.iters);
+      const double mine = total / o.iters;
+      std::vector<double> all(static_cast<size_t>(comm.size()));
+      comm.allgather(std::as_bytes(std::span(&mine, 1)), std::as_writable_bytes(std::span(all)));
+      if (comm.rank() == 0)
+        rows.push_back({name, elements * 4, *std::max_element(all.begin(), all.end()), wire});
+    }
+  }
+  return rows;
+}
+
+void report(const BenchOptions& o, int ranks, const std::vector<Row>& rows) {
+  RunDirectory dir("comm-bench", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    const double factor = ranks > 1 ? 2.0 * (ranks - 1) / ranks : 0.0;
+    fmt::print("compopt comm-bench: backend {}, {} ranks, {} iterations (+{} warmup)\n\n",
+               o.backend, ranks, o.iters, o.warmup);
+    fmt::print("{:<18} {:>10} {:>12} {:>12} {:>12} {:>14}\n", "variant", "size MB", "time ms",
+               "algbw GB/s", "busbw GB/s", "wire B/rank");
+    // Bandwidths in gigabytes (1e9 bytes) per second, as NCCL's tests report them.
+    static const CsvSchema schema("comm_bench.csv", {{"backend"},
+                                                     {"ranks"},
+                                                     {"variant"},
+                                                     {"bytes"},
+                                                     {"seconds", "{:.6e}"},
+                                                     {"algbw_GBps", "{:.6f}"},
+                                                     {"busbw_GBps", "{:.6f}"},
+                                                     {"wire_bytes_per_rank"}});
+    CsvWriter csv(schema);
+    for (const Row& r : rows) {
+      const double algbw = static_cast<double>(r.bytes) / r.seconds / 1e9;
+      fmt::print("{:<18} {:>10.2f} {:>12.3f} {:>12.3f} {:>12.3f} {:>14}\n", r.variant,
+                 static_cast<double>(r.bytes) / 1e6, 1e3 * r.seconds, algbw, algbw * factor,
+                 r.wire_bytes);
+      csv.add(
+          {o.backend, ranks, r.variant, r.bytes, r.seconds, algbw, algbw * factor, r.wire_bytes});
+    }
+    dir.write_file("comm_bench.csv", csv.text());
+    auto meta =
+        nlohmann::json{{"backend", o.backend},   {"ranks", ranks},   {"sizes_mb", o.sizes_mb},
+                       {"variants", o.variants}, {"iters", o.iters}, {"warmup", o.warmup}};
+    if (o.backend == "sim") {
+      meta["link_gbps"] = o.link_gbps;
+      meta["latency_us"] = o.latency_us;
+      meta["link_efficiency"] = o.link_efficiency;
+    }
+    dir.write_run_json(meta);
+  });
+  fmt::print("\nwrote {}/comm_bench.csv and run.json\n", dir.path().string());
+}
+
+constexpr int kMaxRanks = 4096;  // local and sim: threads / simulated hosts of one machine
+constexpr double kMaxLocalMb = 16384;
+
+// A registry's --help lines, without the final newline (CLI11 ends the option itself).
+template <typename Entry>
+std::string option_help(const std::string& title, const Registry<Entry>& registry) {
+  std::string lines = registry.help_lines();
+  if (!lines.empty()) lines.pop_back();
+  return title + "\n" + lines;
+}
+
+// The registered backend of --backend, or InvalidArgument listing every backend.
+const BackendEntry& find_backend(const std::string& name) {
+  try {
+    return backend_registry().get(name);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("--backend {}: {}", name, e.what()));
+  }
+}
+
+// Throws InvalidArgument for the first bad option (before any rank starts).
+void check(const BenchOptions& o, const BackendEntry& backend) {
+  if (const std::string why = backend.available(); !why.empty())
+    throw InvalidArgument(fmt::format("--backend {}: {}", o.backend, why));
+  const bool in_process = !backend.traits.launched;  // the ranks are this process's threads
+  if (in_process && (o.ranks < 1 || o.ranks > kMaxRanks))
+    throw InvalidArgument(fmt::format("--ranks {}: expected 1..{}", o.ranks, kMaxRanks));
+  if (!(o.link_efficiency > 0 && o.link_efficiency <= 1))
+    throw InvalidArgument(
+        fmt::format("--link-efficiency {}: expected a fraction in (0, 1]", o.link_efficiency));
+  if (o.sizes_mb.empty()) throw InvalidArgument("--sizes: no size given, expected MB in (0, 4096]");
+  if (o.variants.empty()) throw InvalidArgument("--variants: no variant given");
+  for (double mb : o.sizes_mb) {
+    if (!(mb > 0) || mb > 4096)
+      throw InvalidArgument(fmt::format("--sizes {}: expected MB in (0, 4096]", mb));
+  }
+  if (in_process) {  // every rank's vector lives in this process
+    const double largest = *std::max_element(o.sizes_mb.begin(), o.sizes_mb.end());
+    if (largest * o.ranks > kMaxLocalMb) {
+      throw InvalidArgument(
+          fmt::format("--sizes {} MB x --ranks {}: {} MB of vectors in one "
+                      "process, expected at most {} MB",
+                      largest, o.ranks, largest * o.ranks, kMaxLocalMb));
+    }
+    check_comm_bench_memory(o.ranks, o.sizes_mb, o.variants, MemoryBudget::of_this_machine());
+  }
+  for (const auto& v : o.variants) find_variant(v);  // rejects unknown names before any work
+  // Rank 0 creates the run directory only after the benchmark: refuse a bad --out before it.
+  check_out_dir(o.out, out_mode(o.overwrite));
+}
+
+// In-process backends (local, sim) start --ranks ranks, each on its own node of the simulated
+// star; launched ones (tcp, mpi, hybrid, nccl) are one rank of the launcher's world.
+WorldOptions world_options(const BenchOptions& o, const BackendEntry& backend) {
+  WorldOptions world;
+  if (!backend.traits.launched) {
+    world.ranks = o.ranks;
+    world.gpus_per_node = backend.name == "sim" ? 1 : 0;
+  }
+  if (backend.name == "sim") {
+    world.extras = {{"link_gbps", o.link_gbps},
+                    {"latency_us", o.latency_us},
+                    {"link_efficiency", o.link_efficiency}};
+  }
+  return world;
+}
+
+void run(const BenchOptions& o) {
+  const BackendEntry& backend = find_backend(o.backend);
+  check(o, backend);
+  backend.run(world_options(o, backend), [&o](Communicator& comm) {
+    const auto rows = bench(comm, o);
+    if (comm.rank() == 0) report(o, comm.size(), rows);
+  });
+}
+
+}  // namespace
+
+void register_comm_bench_command(CLI::App& app) {
+  auto o = std::make_shared<BenchOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "comm-bench",
+      "Time fp32 ring allreduce and compressed allreduce on a backend (local, sim; tcp, hybrid, "
+      "nccl under `compopt launch`; mpi under mpirun); report algbw and busbw");
+  cmd->add_option("--backend", o->backend, option_help("backend, one of:", backend_registry()))
+      ->capture_default_str();
+  cmd->add_option("--ranks", o->ranks,
+                  "ranks (local and sim; launched backends take it from the launcher)")
+      ->capture_default_str();
+  cmd->add_option("--link-gbps", o->link_gbps, "sim: link rate of each rank's node, Gbit/s")
+      ->check(in_range("--link-gbps", kMinLinkGbps, kMaxLinkGbps,
+                       "Gbit/s between 1 Mbit/s and 100 Tbit/s, the rates a network link can have"))
+      ->capture_default_str();
+  cmd->add_option("--latency-us", o->latency_us, "sim: one-way link latency, microseconds")
+      ->check(in_range("--latency-us", 0, kMaxLatencyUs,
+                       "microseconds; no network path on Earth takes longer than 1 s one way"))
+      ->capture_default_str();
+  cmd->add_option("--link-efficiency", o->link_efficiency,
+                  "sim: fraction of the link rate that carries payload, the rest being protocol "
+                  "headers (TCP/IPv4 in 1500-byte Ethernet frames: 1448/1514 = 0.9564)")
+      ->capture_default_str();
+  cmd->add_option("--sizes", o->sizes_mb, "vector sizes in MB (fp32)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--variants", o->variants, option_help("variants, from:", bench_variants()))
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--iters", o->iters, "timed calls per size")
+      ->check(in_range("--iters", 1, kMaxIterations, "timed calls per size"))
+      ->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "untimed calls per size")
+      ->check(in_range("--warmup", 0, kMaxIterations, "untimed calls per size"))
+      ->capture_default_str();
+  cmd->add_option("--out", o->out,
+                  "run directory written by rank 0 (default runs/comm-bench-<time>)");
+  add_overwrite_flag(*cmd, o->overwrite);
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace compopt::cli

@@ -1,0 +1,134 @@
+// `compopt sweep`: what-if study over a TOML config (workload, cluster, sweep
+// axes), each scenario simulated by the step simulator in its own forked
+// process (SimGrid allows one engine per process), all cores at once. Writes
+// sweep.csv (one row per scenario and optimizer stage) and run.json, and prints
+// the speedup table of sweep_summary.h; bad input fails before any work with
+// exit code 2 and leaves earlier results untouched. Under mpirun the scenarios
+// spread over the ranks (sweep_distribution.h) and rank 0 writes the results.
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "core/util/error.h"
+#include "experiments/cli/commands.h"
+#include "experiments/scenario/host_memory.h"
+#include "experiments/scenario/option_ranges.h"
+#include "experiments/run_directory/run_directory.h"
+#include "experiments/scenario/scenario_rows.h"
+#include "experiments/scenario/sweep_config.h"
+#include "experiments/scenario/sweep_distribution.h"
+#include "experiments/scenario/sweep_summary.h"
+#include "experiments/scenario/sweep_totals.h"
+#include "net_models/cluster_presets.h"
+#include "net_models/workload.h"
+#include "sim/scenario.h"
+
+namespace compopt::cli {
+namespace {
+
+struct Options {
+  std::string config;
+  std::vector<std::string> sets;
+  int jobs = 0;
+  std::string out;
+  bool overwrite = false;
+};
+
+class Progress {
+ public:
+  Progress(size_t total, std::string prefix)
+      : total_(total), prefix_(std::move(prefix)), tty_(isatty(fileno(stderr)) != 0) {}
+  void done(const sim::Scenario& s) {
+    ++done_;
+    if (tty_) {
+      const size_t width = 30, filled = width * done_ / total_;
+      fmt::print(stderr, "\r{}[{}{}] {}/{} scenarios", prefix_, std::string(filled, '#'),
+                 std::string(width - filled, ' '), done_, total_);
+      if (done_ == total_) fmt::print(stderr, "\n");
+    } else {
+      fmt::print(stderr, "{}scenario {}/{} done: {} {} gpus={}\n", prefix_, done_, total_,
+                 s.workload, s.optimizer, s.gpus);
+    }
+  }
+
+ private:
+  size_t total_, done_ = 0;
+  std::string prefix_;
+  bool tty_;
+};
+
+// Simulates the scenarios `indexes` each in its own forked process, `jobs` at a time; returns
+// their results (simulate_sweep_scenario) in that order.
+std::vector<std::string> run_share(const std::vector<sim::Scenario>& scenarios,
+                                   const std::vector<size_t>& indexes, int jobs,
+                                   const SweepWorld& world) {
+  Progress progress(indexes.size(),
+                    world.size > 1 ? fmt::format("rank {}/{}: ", world.rank, world.size) : "");
+  return simulate_scenarios(scenarios, indexes, jobs,
+                            [&](size_t k) { progress.done(scenarios[indexes[k]]); });
+}
+
+void run(const Options& o) {
+  const SweepWorld world = sweep_world_from_env();
+  check_sweep_world(world);
+  const SweepConfig config =
+      load_sweep_config(o.config, o.sets);  // all bad input fails here, exit 2
+  const std::vector<sim::Scenario>& scenarios = config.scenarios;
+  const std::vector<size_t> mine = scenarios_of_rank(scenarios.size(), world);
+  const int jobs = jobs_per_rank(o.jobs, world);
+  // The job's ranks on this machine share its memory.
+  const int at_once = std::max(1, std::min(jobs, static_cast<int>(mine.size()))) * world.local_size;
+  check_simulation_memory(largest_gpus(scenarios), at_once, "sweep.gpus",
+                          MemoryBudget::of_this_machine());
+  if (world.rank != 0) {  // a further MPI rank: simulate its share, send it to rank 0
+    gather_results(world, scenarios.size(), run_share(scenarios, mine, jobs, world));
+    return;
+  }
+  RunDirectory dir("sweep", o.out, out_mode(o.overwrite));
+  fmt::print("compopt sweep: {} scenarios from {}, {} at a time{}\n", scenarios.size(), o.config,
+             jobs, world.size > 1 ? fmt::format(" on each of {} MPI ranks", world.size) : "");
+  dir.write_run_json({{"config_file", o.config},
+                      {"config", config.resolved},
+                      {"scenarios", scenarios.size()},
+                      {"backend", "sim"},
+                      {"ranks", world.size}});
+  std::vector<SweepRow> rows;
+  dir.run([&] {
+    std::vector<std::string> results = run_share(scenarios, mine, jobs, world);
+    if (world.size > 1) results = gather_results(world, scenarios.size(), results);
+    dir.write_file("sweep.csv",
+                   finish_sweep_csv(sweep_csv(results, rows), scenarios.front().training));
+  });
+  fmt::print("\n{}\nwrote {}/sweep.csv ({} scenarios) and run.json\n", sweep_summary(rows),
+             dir.path().string(), scenarios.size());
+}
+
+}  // namespace
+
+void register_sweep_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep", "Simulate a grid of scenarios from a TOML config (what-if study)");
+  cmd->add_option("config", o->config, "TOML config (see experiments/configs/sweep_*.toml)")
+      ->required();
+  cmd->add_option("--set", o->sets, "override a config key, e.g. --set sweep.gpus=[8,16]");
+  cmd->add_option(
+         "--jobs", o->jobs,
+         "parallel scenarios on each MPI rank (0 = the cores, shared by the machine's ranks)")
+      ->check(in_range("--jobs", 0, kMaxJobs, "processes at once, 0 = all cores"))
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "run directory (default runs/sweep-<time>)");
+  cmd->footer(fmt::format(
+      "Workload presets (workload.name):\n{}Cluster presets (cluster.preset):\n{}Optimizers "
+      "(sweep.optimizers): {}",
+      net::workload_registry().help_lines(), net::cluster_registry().help_lines(),
+      fmt::join(sim::step_optimizer_names(), ", ")));
+  add_overwrite_flag(*cmd, o->overwrite);
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace compopt::cli

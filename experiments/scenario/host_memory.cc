@@ -1,0 +1,123 @@
+#include "experiments/scenario/host_memory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace compopt::cli {
+namespace {
+
+constexpr double kFloat = 4.0;
+constexpr int kEfVectors = 2;  // worker error feedback + server chunk and its messages
+// Parameters and gradients; two collective message buffers and the worker's activations.
+constexpr int kTrainVectors = 2;
+constexpr int kTrainTransients = 3;
+
+const std::map<std::string, int>& optimizer_vectors() {
+  static const std::map<std::string, int> table = {
+      {"sgd", 1},                       // g
+      {"momentum-sgd", 2},              // m, g
+      {"adam", 3},                      // m, v, g
+      {"lamb", 3},                      // m, v, g
+      {"onebit-adam", 3 + kEfVectors},  // m, v, buffer + error feedback
+      {"onebit-adam-32bit", 3 + kEfVectors},
+      {"naive-onebit-adam", 3 + kEfVectors},
+      {"onebit-lamb", 5 + kEfVectors},  // m, v, fresh v, previous m, buffer + error feedback
+      {"birder", 4 + kEfVectors},       // q, m, b_hat, b + error feedback
+      {"birder-hierarchical", 4 + kEfVectors},
+      {"ef-momentum-sgd", 2 + kEfVectors},  // m, u + error feedback
+      {"doublesqueeze", 2 + kEfVectors},    // m, g + error feedback
+      {"local-sgd", 2},                     // m, direction
+      {"local-momentum-sgd", 2},
+  };
+  return table;
+}
+
+// Measured peak resident size over the ranks' messages (4 ranks, 256 MB): fp32 1.5x, fp16
+// 1.7x, sign 2.4x, binary 4.3x; rounded up.
+const std::map<std::string, int>& variant_copies() {
+  static const std::map<std::string, int> table = {{"allreduce-fp32", 2},
+                                                   {"allreduce-fp16", 2},
+                                                   {"compressed-sign", 3},
+                                                   {"compressed-binary", 5}};
+  return table;
+}
+
+int lookup_or_largest(const std::map<std::string, int>& table, const std::string& name) {
+  const auto it = table.find(name);
+  if (it != table.end()) return it->second;
+  int largest = 0;
+  for (const auto& [key, value] : table) largest = std::max(largest, value);
+  return largest;
+}
+
+const char* kOverride = "COMPOPT_MEMORY_LIMIT_MB sets another budget";
+
+}  // namespace
+
+int optimizer_state_vectors(const std::string& optimizer) {
+  return lookup_or_largest(optimizer_vectors(), optimizer);
+}
+
+double train_peak_bytes(int ranks, size_t parameters, const std::string& optimizer) {
+  const int vectors = kTrainVectors + optimizer_state_vectors(optimizer) + kTrainTransients;
+  return ranks * kFloat * static_cast<double>(parameters) * vectors;
+}
+
+int comm_bench_copies(const std::string& variant) {
+  return lookup_or_largest(variant_copies(), variant);
+}
+
+double comm_bench_peak_bytes(int ranks, double largest_size_mb,
+                             const std::vector<std::string>& variants) {
+  int copies = 0;
+  for (const std::string& v : variants) copies = std::max(copies, comm_bench_copies(v));
+  return ranks * largest_size_mb * 1e6 * copies;
+}
+
+double collectives_peak_bytes(int ranks, size_t elements) {
+  // Shared: exact and reduced sums of all steps and of the first step (4 doubles). Per rank:
+  // the vector, its double sum over steps, error feedback and message buffers.
+  constexpr double kShared = 32, kPerRank = 32;
+  return static_cast<double>(elements) * (kShared + ranks * kPerRank);
+}
+
+double simulation_peak_bytes(int gpus) {
+  const double g = gpus;
+  return 64.0 * (1 << 20) + 16.0 * 1024 * g + 24.0 * g * g;
+}
+
+void check_train_memory(int ranks, size_t parameters, const std::string& optimizer,
+                        const MemoryBudget& budget) {
+  budget.require(train_peak_bytes(ranks, parameters, optimizer),
+                 fmt::format("run.ranks = {} ranks x {} parameters ({}: {} float vectors per rank)",
+                             ranks, parameters, optimizer,
+                             kTrainVectors + optimizer_state_vectors(optimizer) + kTrainTransients),
+                 fmt::format("lower run.ranks or the task's size (task.hidden, task.dimension); {}",
+                             kOverride));
+}
+
+void check_comm_bench_memory(int ranks, const std::vector<double>& sizes_mb,
+                             const std::vector<std::string>& variants, const MemoryBudget& budget) {
+  const double largest = *std::max_element(sizes_mb.begin(), sizes_mb.end());
+  budget.require(
+      comm_bench_peak_bytes(ranks, largest, variants),
+      fmt::format("--sizes {} x --ranks {} (copies of each message per rank)", largest, ranks),
+      fmt::format("lower --sizes or --ranks; {}", kOverride));
+}
+
+void check_collectives_memory(int ranks, size_t elements, const MemoryBudget& budget) {
+  budget.require(collectives_peak_bytes(ranks, elements),
+                 fmt::format("--elements {} x --ranks {}", elements, ranks),
+                 fmt::format("lower --elements or --ranks; {}", kOverride));
+}
+
+void check_simulation_memory(int gpus, int jobs, const std::string& key,
+                             const MemoryBudget& budget) {
+  budget.require(jobs * simulation_peak_bytes(gpus),
+                 fmt::format("{} = {} GPUs simulated, {} at a time", key, gpus, jobs),
+                 fmt::format("lower {} or the number of jobs; {}", key, kOverride));
+}
+
+}  // namespace compopt::cli

@@ -1,0 +1,24 @@
+#include "experiments/scenario/option_ranges.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "core/util/error.h"
+
+namespace compopt::cli {
+
+CLI::Validator in_range(const std::string& flag, double lo, double hi, const std::string& why) {
+  auto check = [flag, lo, hi, why](std::string& text) {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) return std::string();
+    if (!(value >= lo && value <= hi)) {
+      throw InvalidArgument(fmt::format("{} {}: expected {}..{} ({})", flag, text, lo, hi, why));
+    }
+    return std::string();
+  };
+  return CLI::Validator(check, fmt::format("{}..{}", lo, hi));
+}
+
+}  // namespace compopt::cli

@@ -1,0 +1,219 @@
+#include "experiments/scenario/sweep_summary.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace compopt::cli {
+namespace {
+
+// A field that tells scenario groups apart: its label and its value in a row.
+struct GroupField {
+  const char* label;
+  std::string (*value)(const SweepRow&);
+};
+
+const std::vector<GroupField>& group_fields() {
+  static const std::vector<GroupField> fields = {
+      {"workload", [](const SweepRow& r) { return r.workload; }},
+      {"cluster", [](const SweepRow& r) { return r.cluster; }},
+      {"topology", [](const SweepRow& r) { return r.topology; }},
+      {"gpu", [](const SweepRow& r) { return r.gpu; }},
+      {"gpus", [](const SweepRow& r) { return fmt::format("{}", r.gpus); }},
+      {"gpus/node", [](const SweepRow& r) { return fmt::format("{}", r.gpus_per_node); }},
+      {"NICs/node", [](const SweepRow& r) { return fmt::format("{}", r.nics_per_node); }},
+      {"Gbit/s", [](const SweepRow& r) { return fmt::format("{}", r.inter_node_gbps); }},
+      {"batch", [](const SweepRow& r) { return fmt::format("{}", r.batch_per_gpu); }},
+      {"accum", [](const SweepRow& r) { return fmt::format("{}", r.grad_accum); }},
+      {"overlap", [](const SweepRow& r) { return r.overlap; }},
+      {"buckets",  // not with overlap off: the step simulator ignores them then
+       [](const SweepRow& r) {
+         if (r.overlap == "off") return std::string();
+         return r.buckets > 0 ? fmt::format("{}", r.buckets) : std::string("25MB");
+       }},
+  };
+  return fields;
+}
+
+struct Group {
+  std::vector<std::string> key;          // one value per group_fields() entry
+  std::map<std::string, double> step_s;  // optimizer -> step time of its last stage
+  std::map<std::string, std::pair<double, double>> bounds_s;  // optimizer -> its low, high
+};
+
+struct Optimizer {
+  std::string name;
+  std::vector<std::string> stages;  // distinct, in row order
+};
+
+struct Summary {
+  std::vector<Group> groups;          // in row order
+  std::vector<Optimizer> optimizers;  // in row order
+  size_t baseline = 0;                // index into optimizers
+};
+
+std::vector<std::string> key_of(const SweepRow& row) {
+  std::vector<std::string> key;
+  for (const GroupField& f : group_fields()) key.push_back(f.value(row));
+  return key;
+}
+
+Optimizer& optimizer_named(std::vector<Optimizer>& optimizers, const std::string& name) {
+  for (Optimizer& o : optimizers)
+    if (o.name == name) return o;
+  return optimizers.emplace_back(Optimizer{name, {}});
+}
+
+Summary summarize(const std::vector<SweepRow>& rows) {
+  Summary s;
+  std::map<std::vector<std::string>, size_t> index;
+  for (const SweepRow& row : rows) {
+    std::vector<std::string> key = key_of(row);
+    auto [it, added] = index.emplace(key, s.groups.size());
+    if (added) s.groups.push_back({std::move(key), {}, {}});
+    s.groups[it->second].step_s[row.optimizer] = row.step_time_s;  // the last stage stays
+    s.groups[it->second].bounds_s[row.optimizer] = {row.step_time_low_s, row.step_time_high_s};
+    Optimizer& o = optimizer_named(s.optimizers, row.optimizer);
+    if (std::find(o.stages.begin(), o.stages.end(), row.stage) == o.stages.end())
+      o.stages.push_back(row.stage);
+  }
+  const auto full_precision = [](const Optimizer& o) {
+    return std::all_of(o.stages.begin(), o.stages.end(),
+                       [](const std::string& stage) { return stage == "full_precision"; });
+  };
+  const auto it = std::find_if(s.optimizers.begin(), s.optimizers.end(), full_precision);
+  s.baseline = it == s.optimizers.end() ? 0 : static_cast<size_t>(it - s.optimizers.begin());
+  return s;
+}
+
+// Milliseconds to 4 significant digits, without an exponent.
+std::string format_ms(double seconds) {
+  const double ms = seconds * 1e3;
+  const int digits = ms > 0 ? static_cast<int>(std::floor(std::log10(ms))) : 0;
+  return fmt::format("{:.{}f}", ms, std::clamp(3 - digits, 0, 3));
+}
+
+// Field indexes whose value differs between groups.
+std::vector<size_t> varying_fields(const std::vector<Group>& groups) {
+  std::vector<size_t> varying;
+  for (size_t f = 0; f < group_fields().size(); ++f) {
+    const auto differs = [&](const Group& g) { return g.key[f] != groups.front().key[f]; };
+    if (std::any_of(groups.begin(), groups.end(), differs)) varying.push_back(f);
+  }
+  return varying;
+}
+
+// `items` joined by `separator`, in lines of at most kWidth columns (longer items stand alone);
+// further lines indented by two spaces.
+std::string wrapped(const std::vector<std::string>& items, const std::string& separator) {
+  constexpr size_t kWidth = 100;
+  std::string text, line;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string piece = items[i] + (i + 1 < items.size() ? separator : "");
+    if (!line.empty() && line.size() + piece.size() > kWidth) {
+      text += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+      line = "  ";
+    }
+    line += piece;
+  }
+  return text + line + "\n";
+}
+
+// Whether any cell has a low..high range (sweep rows from the simulator do).
+bool has_bounds(const Summary& s) {
+  for (const Group& g : s.groups)
+    for (const auto& [name, bounds] : g.bounds_s)
+      if (bounds.second > bounds.first) return true;
+  return false;
+}
+
+std::string header(const Summary& s, const std::vector<size_t>& varying) {
+  std::vector<std::string> fixed;
+  for (size_t f = 0; f < group_fields().size(); ++f) {
+    const std::string& value = s.groups.front().key[f];
+    if (!value.empty() && std::find(varying.begin(), varying.end(), f) == varying.end())
+      fixed.push_back(fmt::format("{} {}", group_fields()[f].label, value));
+  }
+  if (!fixed.empty()) fixed.front() = "same in all rows: " + fixed.front();
+  const Optimizer& base = s.optimizers[s.baseline];
+  std::vector<std::string> notes = {
+      fmt::format("ms per step (speedup over {}, {})", base.name,
+                  base.stages == std::vector<std::string>{"full_precision"}
+                      ? "the first full-precision optimizer"
+                      : "the first optimizer: none is full-precision")};
+  if (has_bounds(s)) notes.emplace_back("[low..high]: ms at the cluster's bandwidth spread");
+  for (const Optimizer& o : s.optimizers)
+    if (o.stages.size() > 1)
+      notes.push_back(fmt::format("{}: {} stage (steady state)", o.name, o.stages.back()));
+  return (fixed.empty() ? "" : wrapped(fixed, ", ")) + wrapped(notes, "; ");
+}
+
+std::string optimizer_cell(const Group& g, const Summary& s, size_t o) {
+  const auto mine = g.step_s.find(s.optimizers[o].name);
+  if (mine == g.step_s.end()) return "-";
+  std::string ms = format_ms(mine->second);
+  const auto [low, high] = g.bounds_s.at(s.optimizers[o].name);
+  if (high > 0 && high > low) ms += fmt::format(" [{}..{}]", format_ms(low), format_ms(high));
+  const auto base = g.step_s.find(s.optimizers[s.baseline].name);
+  if (o == s.baseline || base == g.step_s.end() || mine->second <= 0) return ms;
+  return fmt::format("{} ({:.2f}x)", ms, base->second / mine->second);
+}
+
+// Right-aligned columns two spaces apart.
+std::string aligned(const std::vector<std::vector<std::string>>& lines) {
+  std::vector<size_t> width(lines.front().size(), 0);
+  for (const auto& line : lines)
+    for (size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], line[c].size());
+  std::string text;
+  for (const auto& line : lines) {
+    std::string out;
+    for (size_t c = 0; c < line.size(); ++c)
+      out += fmt::format("{}{:>{}}", c == 0 ? "" : "  ", line[c], width[c]);
+    text += out + "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing,
+                   const sim::StageBounds& bounds) {
+  const net::ClusterSpec& k = config.cluster;
+  return {.workload = config.workload.name,
+          .cluster = k.name,
+          .topology = std::string(net::topology_name(k.topology)),
+          .gpu = k.gpu.name,
+          .gpus = k.gpus(),
+          .gpus_per_node = k.gpus_per_node,
+          .nics_per_node = k.nics_per_node,
+          .inter_node_gbps = k.inter_node_gbps,
+          .batch_per_gpu = config.batch_per_gpu,
+          .grad_accum = config.grad_accum,
+          .overlap = sim::overlap_mode_name(config.overlap),
+          .buckets = config.buckets,
+          .optimizer = config.optimizer,
+          .stage = timing.stage,
+          .step_time_s = timing.step_time_s,
+          .step_time_low_s = bounds.step_time_low_s,
+          .step_time_high_s = bounds.step_time_high_s};
+}
+
+std::string sweep_summary(const std::vector<SweepRow>& rows) {
+  if (rows.empty()) return "";
+  const Summary s = summarize(rows);
+  const std::vector<size_t> varying = varying_fields(s.groups);
+  std::vector<std::vector<std::string>> lines(1);
+  for (size_t f : varying) lines[0].emplace_back(group_fields()[f].label);
+  for (const Optimizer& o : s.optimizers) lines[0].push_back(o.name);
+  for (const Group& g : s.groups) {
+    std::vector<std::string>& line = lines.emplace_back();
+    for (size_t f : varying) line.push_back(g.key[f]);
+    for (size_t o = 0; o < s.optimizers.size(); ++o) line.push_back(optimizer_cell(g, s, o));
+  }
+  return header(s, varying) + aligned(lines);
+}
+
+}  // namespace compopt::cli

@@ -1,0 +1,26 @@
+#include "experiments/train/train_limits.h"
+
+#include <fmt/format.h>
+
+#include "core/util/error.h"
+#include "experiments/scenario/host_memory.h"
+
+namespace compopt::cli {
+
+void check_train_limits(const TrainConfig& c, const MemoryBudget& budget) {
+  if (c.steps > kMaxTrainSteps) {
+    const char* key = c.values.count("run.steps") ? "run.steps" : "run.epochs";
+    throw InvalidArgument(fmt::format("config key '{}': {} steps in all, expected at most {}", key,
+                                      c.steps, kMaxTrainSteps));
+  }
+  if (c.eval_every > kMaxTrainSteps) {
+    throw InvalidArgument(fmt::format("config key 'run.eval_every' = {}, expected 0..{}",
+                                      c.eval_every, kMaxTrainSteps));
+  }
+  const auto name = c.values.find("optimizer.name");
+  // A launched process holds one rank; in-process backends hold them all.
+  check_train_memory(c.launched ? 1 : c.ranks, c.task->layout().total(),
+                     name != c.values.end() ? name->second : "adam", budget);
+}
+
+}  // namespace compopt::cli

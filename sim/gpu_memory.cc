@@ -1,0 +1,40 @@
+#include "sim/gpu_memory.h"
+
+#include "core/optim/optimizer_registry.h"
+
+namespace compopt::sim {
+namespace {
+
+constexpr double kFp32Bytes = 4;
+
+// Error-feedback elements per rank of the first compressed stage, as a fraction of n.
+double error_feedback_fraction(const OptimizerEntry& entry, const net::ClusterSpec& cluster) {
+  const double world = cluster.gpus(), per_node = cluster.gpus_per_node;
+  for (const StageSpec& stage : entry.stages) {
+    if (stage.pattern == CommPattern::kCompressedFlat) return 1 + 1 / world;
+    if (stage.pattern == CommPattern::kCompressedHierarchical) return 1 / per_node + 1 / world;
+  }
+  return 0;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const StepConfig& config) {
+  const net::WorkloadSpec& w = config.workload;
+  const OptimizerEntry& entry = optimizer_registry().get(config.optimizer);
+  const double n = static_cast<double>(w.parameters);
+  const double compute_bytes = net::precision_bytes(w.compute_precision);
+  MemoryEstimate m;
+  m.weights_bytes = n * compute_bytes + (compute_bytes < kFp32Bytes ? n * kFp32Bytes : 0);
+  m.gradients_bytes = n * w.wire_bytes();
+  const double state_vectors =
+      entry.state.vectors +
+      entry.state.shard_vectors / static_cast<double>(config.cluster.gpus_per_node) +
+      error_feedback_fraction(entry, config.cluster);
+  m.optimizer_bytes = n * kFp32Bytes * state_vectors;
+  m.activations_bytes = w.activation_bytes_per_sample * config.batch_per_gpu;
+  m.gpu_bytes = config.cluster.gpu.hbm_gb * 1e9;
+  return m;
+}
+
+}  // namespace compopt::sim

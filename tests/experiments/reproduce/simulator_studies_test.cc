@@ -1,0 +1,171 @@
+// The simulator studies of `compopt reproduce`, run at quick scale into a
+// temporary run directory and checked against the published calibration rows,
+// the exact byte arithmetic of the collectives, and invariants of the curves.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/util/csv_table.h"
+#include "experiments/reproduce/simulated_scenarios.h"
+#include "experiments/reproduce/study.h"
+
+namespace compopt::cli::reproduce {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SimulatorStudies : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("compopt_studies_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // Runs the study; returns its report section and one of its CSVs.
+  CsvTable run(const std::string& study, const std::string& csv, std::string* section = nullptr) {
+    StudyContext context{root_ / study, false, 2};
+    fs::create_directories(context.dir);
+    const std::string body = study_registry().get(study).run(context);
+    if (section) *section = body;
+    std::ifstream in(context.dir / csv);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return CsvTable(text.str(), csv);
+  }
+
+  fs::path root_;
+};
+
+TEST(SimulatedScenarios, StageTimingsSurviveThePipeEncoding) {
+  sim::StageTiming a;
+  a.stage = "compression";
+  a.forward_s = 0.1;
+  a.comm_s = 1.0 / 3.0;
+  a.throughput_samples_s = 1234.5;
+  a.inter_node_bytes = 1e9 + 1;
+  sim::StageTiming b = a;
+  b.stage = "warmup";
+  const StageTimings back = decode_stages(encode_stages({a, b}));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].stage, "compression");
+  EXPECT_EQ(back[0].comm_s, a.comm_s);  // bit-exact via %.17g
+  EXPECT_EQ(back[0].inter_node_bytes, a.inter_node_bytes);
+  EXPECT_EQ(back[1].stage, "warmup");
+  EXPECT_EQ(&steady_stage(back), &back[0]);
+  EXPECT_THROW(decode_stages("garbage"), std::runtime_error);
+}
+
+TEST_F(SimulatorStudies, ProfileHasEveryPublishedRowWithinTheCalibrationTarget) {
+  const CsvTable t = run("profile", "profile.csv");
+  int adam_rows = 0;
+  for (size_t r = 0; r < t.rows(); ++r) {
+    if (t.text(r, "optimizer") != "adam") {
+      EXPECT_FALSE(t.maybe(r, "published_allreduce_ms").has_value());
+      continue;
+    }
+    ++adam_rows;
+    const double ours = t.number(r, "allreduce_ms"), paper = t.number(r, "published_allreduce_ms");
+    EXPECT_LT(std::abs(ours - paper) / paper, 0.25) << "row " << r;  // docs/calibration.md target
+    EXPECT_LT(std::abs(t.number(r, "allreduce_pct") - t.number(r, "published_allreduce_pct")), 8.0);
+  }
+  EXPECT_EQ(adam_rows, 13);  // data/published/onebit_adam_profile.csv
+}
+
+TEST_F(SimulatorStudies, HierarchicalSavesTheExactByteRatioOfTheCollectives) {
+  const CsvTable t = run("hierarchical", "hierarchical.csv");
+  std::map<std::pair<int, int>, std::map<std::string, double>> bytes;
+  for (size_t r = 0; r < t.rows(); ++r)
+    bytes[{static_cast<int>(t.number(r, "nodes")), static_cast<int>(t.number(r, "gpus_per_node"))}]
+         [t.text(r, "scheme")] = t.number(r, "inter_node_bytes_per_node");
+  // docs/collectives.md: flat / hierarchical inter-node bytes 1.75 (2x2), 2.86 (2x4), 1.58 (4x2).
+  const auto ratio = [&](int n, int g) {
+    return bytes[{n, g}]["flat"] / bytes[{n, g}]["hierarchical"];
+  };
+  EXPECT_NEAR(ratio(2, 2), 1.75, 0.02);
+  EXPECT_NEAR(ratio(2, 4), 2.86, 0.03);
+  EXPECT_NEAR(ratio(4, 2), 1.58, 0.02);
+  for (const auto& [key, by_scheme] : bytes)
+    EXPECT_GT(by_scheme.at("flat"), by_scheme.at("hierarchical"));
+}
+
+// More bandwidth never makes a step slower. (The speedup itself need not fall
+// monotonically: once the inter-node links outrun the intra-node ones the ring
+// allreduce stops improving while the all-to-all of the compressed one still does.)
+TEST_F(SimulatorStudies, BandwidthSweepStepTimesFallAsBandwidthGrows) {
+  const CsvTable t = run("bandwidth", "bandwidth.csv");
+  std::map<std::string, std::pair<double, double>> last;
+  for (size_t r = 0; r < t.rows(); ++r) {
+    const std::string pair = t.text(r, "workload") + t.text(r, "optimizer") + t.text(r, "baseline");
+    const double base = t.number(r, "baseline_step_ms"), comp = t.number(r, "compressed_step_ms");
+    const double s = t.number(r, "speedup");
+    EXPECT_NEAR(s, base / comp, 1e-3 * s);
+    if (last.contains(pair)) {
+      EXPECT_LE(base, last[pair].first * 1.0001) << "row " << r;
+      EXPECT_LE(comp, last[pair].second * 1.0001) << "row " << r;
+    }
+    last[pair] = {base, comp};
+    // The effective rate is the nominal NIC rate times the preset's efficiency (< 1).
+    const double effective = t.number(r, "inter_node_effective_gbit_s");
+    EXPECT_NEAR(effective, t.number(r, "inter_node_gbit_s") * t.number(r, "inter_node_efficiency"),
+                1e-5 * effective);
+    EXPECT_LE(t.number(r, "inter_node_efficiency"), 1.0);
+    if (effective <= 0.05) {
+      EXPECT_GT(s, 3.0) << "row " << r;
+    }
+  }
+  EXPECT_EQ(last.size(), 7u);
+}
+
+TEST_F(SimulatorStudies, BreakEvenIsInsideItsBracketAndAgreesWithTheSweep) {
+  const CsvTable t = run("break_even", "break_even.csv");
+  const CsvTable sweep = run("bandwidth", "bandwidth.csv");
+  int found = 0;
+  for (size_t r = 0; r < t.rows(); ++r) {
+    const std::string status = t.text(r, "status");
+    EXPECT_TRUE(status == "found" || status == "above_range" || status == "below_range");
+    EXPECT_GT(t.number(r, "speedup_at_lo"), 1.0);
+    if (status != "found") continue;
+    ++found;
+    const double b = t.number(r, "break_even_effective_gbit_s");
+    EXPECT_GT(b, t.number(r, "search_lo_effective_gbit_s"));
+    EXPECT_LT(b, t.number(r, "search_hi_effective_gbit_s"));
+    // The sweep's curve of the same pair crosses 1 on the same side of b.
+    for (size_t s = 0; s < sweep.rows(); ++s) {
+      if (sweep.text(s, "workload") != t.text(r, "workload") ||
+          sweep.text(s, "optimizer") != t.text(r, "optimizer") ||
+          sweep.text(s, "baseline") != t.text(r, "baseline"))
+        continue;
+      const double gbps = sweep.number(s, "inter_node_effective_gbit_s");
+      if (gbps < 0.98 * b) {
+        EXPECT_GT(sweep.number(s, "speedup"), 1.0) << gbps;
+      }
+      if (gbps > 1.02 * b) {
+        EXPECT_LE(sweep.number(s, "speedup"), 1.0) << gbps;
+      }
+    }
+  }
+  EXPECT_GT(found, 0);
+}
+
+TEST_F(SimulatorStudies, ScalabilityMarksOnlyBirdersSingleNodePointsAsPublished) {
+  std::string section;
+  const CsvTable t = run("scalability", "scalability.csv", &section);
+  int published = 0;
+  for (size_t r = 0; r < t.rows(); ++r) {
+    if (!t.maybe(r, "published_throughput_samples_s")) continue;
+    EXPECT_EQ(t.number(r, "gpus"), 8);
+    ++published;
+  }
+  EXPECT_EQ(published, 9 + 3);  // 9 rows, plus 1-bit Adam's warmup-stage rows at the 3 settings
+  EXPECT_NE(section.find("| resnet50-imagenet | momentum-sgd | 8 | 32 | "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace compopt::cli::reproduce
