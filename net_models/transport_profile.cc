@@ -29,8 +29,8 @@ Registry<TransportEntry> make_registry() {
   // (small-message ring allreduce, docs/calibration.md). One socket per peer: NCCL's socket
   // transport without NCCL_SOCKET_NTHREADS / NCCL_NSOCKS_PERTHREAD outside AWS and GCP,
   // and compopt's TCP backend. A stream's rate depends on the hosts: none by default.
-  // Per peer: 0, measured (experiments/validation/netns_peer_cost.sh): talking to n-1 peers instead of
-  // 1 in the same steps costs nothing distinguishable from 0; compopt's backend connects every
+  // Per peer: 0, measured (experiments/validation/netns_peer_cost.sh): talking to n-1 peers instead
+  // of 1 in the same steps costs nothing distinguishable from 0; compopt's backend connects every
   // peer at rendezvous (NCCL in a connect phase of its own), so steps pay no connection set-up.
   r.add({{"tcp", {"socket"}, "kernel TCP sockets (NCCL socket transport, compopt tcp)"},
          {.name = "tcp", .message_overhead_s = 38e-6, .peer_overhead_s = 0},

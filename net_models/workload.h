@@ -7,7 +7,7 @@
 //
 // A workload comes from a preset (this registry: the papers' models and GPT-2 / GPT-style
 // sizes, each with its sources in docs/whatif.md), from an architecture (model_shapes.h) or
-// from its totals; workload_toml.h reads all three from a [workload] table.
+// from its totals; experiments/scenario/workload_table.h reads all three from a [workload] table.
 
 #include <cstdint>
 #include <string>

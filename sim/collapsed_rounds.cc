@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "core/util/error.h"
-#include "sim/flow_post.h"
 #include "sim/backend/sim_world.h"
+#include "sim/flow_post.h"
 
 namespace compopt::sim {
 

@@ -6,8 +6,8 @@
 #include <simgrid/s4u.hpp>
 #include <string_view>
 
-#include "sim/flow_post.h"
 #include "sim/backend/sim_world.h"
+#include "sim/flow_post.h"
 
 namespace compopt::sim {
 

@@ -11,8 +11,8 @@
 #include "core/comm/phase_log.h"
 #include "core/compress/compressor.h"
 #include "core/util/error.h"
-#include "sim/collapsed_rounds.h"
 #include "sim/backend/sim_transport.h"
+#include "sim/collapsed_rounds.h"
 
 namespace compopt::sim {
 

@@ -16,13 +16,13 @@
 #include "net_models/compression_cost.h"
 #include "net_models/compute_model.h"
 #include "sim/allreduce_algorithm.h"
+#include "sim/backend/sim_transport.h"
+#include "sim/backend/sim_world.h"
 #include "sim/collapsed_rounds.h"
 #include "sim/flow_rounds.h"
 #include "sim/overlap_mode.h"
 #include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
-#include "sim/backend/sim_transport.h"
-#include "sim/backend/sim_world.h"
 
 namespace compopt::sim {
 

@@ -22,7 +22,7 @@ const std::vector<std::pair<std::string, bool>> kMetricDirections = {{"accuracy"
 
 bool has_warmup_stage(const std::string& optimizer) {
   const auto& stages = optimizer_registry().get(optimizer).stages;
-  return stages.size() > 1 && stages.front().name == "warmup";
+  return stages.size() > 1 && stages.front().name == stage_name(Stage::kWarmup);
 }
 
 // Warmup steps of a run of `steps` steps (0 for optimizers without a warmup stage); the
@@ -163,7 +163,7 @@ std::optional<RunWarmup> run_warmup(std::string_view metrics_csv, std::string_vi
     return std::nullopt;
   RunWarmup run;
   for (size_t row = 0; row < table.rows(); ++row) {
-    if (table.text(row, "stage") == "warmup") ++run.warmup_steps;
+    if (table.text(row, "stage") == stage_name(Stage::kWarmup)) ++run.warmup_steps;
   }
   run.steps = table.integer(table.rows() - 1, "step");
   if (run.steps < 1) return std::nullopt;

@@ -17,7 +17,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-PUBLISHED = os.path.join(HERE, "..", "..", "experiments", "published")
+PUBLISHED = os.path.join(HERE, "..", "..", "data", "published")
 
 
 def published_rows(name):

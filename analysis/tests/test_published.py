@@ -9,7 +9,7 @@ import sys
 
 from conftest import FIXTURE_RUN, STUDIES, TESTS
 
-PUBLISHED = os.path.join(TESTS, "..", "..", "experiments", "published")
+PUBLISHED = os.path.join(TESTS, "..", "..", "data", "published")
 
 
 def read_csv(path):

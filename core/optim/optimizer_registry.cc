@@ -21,9 +21,11 @@ constexpr double kAdaptiveLr = 1e-3;
 
 // The gradient's ring allreduce goes out in buckets as backward produces them (PyTorch DDP);
 // every other vector is formed in the optimizer step from the whole gradient (stage_spec.h).
-const StageSpec kFull{"full_precision", CommPattern::kRing, "", StageOverlap::kBehindBackward};
-const StageSpec kWarmup{"warmup", CommPattern::kRing, "", StageOverlap::kBehindBackward};
-const StageSpec kSignFlat{"compression", CommPattern::kCompressedFlat, "sign",
+const StageSpec kFull{stage_name(Stage::kFullPrecision), CommPattern::kRing, "",
+                      StageOverlap::kBehindBackward};
+const StageSpec kWarmup{stage_name(Stage::kWarmup), CommPattern::kRing, "",
+                        StageOverlap::kBehindBackward};
+const StageSpec kSignFlat{stage_name(Stage::kCompression), CommPattern::kCompressedFlat, "sign",
                           StageOverlap::kAfterBackward};
 
 // Adam's step moves 48 fp32 bytes per parameter (adam.cc: the two moment EMAs, the direction and
@@ -175,7 +177,8 @@ void add_sgd_variants(Registry<OptimizerEntry>& reg) {
         };
   };
   const OptionKey tau = integer_key("tau", "4", 1, "steps between parameter averages");
-  const StageSpec sync{"local", CommPattern::kRing, "", StageOverlap::kAfterBackward};
+  const StageSpec sync{stage_name(Stage::kLocal), CommPattern::kRing, "",
+                       StageOverlap::kAfterBackward};
   reg.add(with_state(entry("local-sgd", {}, "local SGD, parameters ring-averaged every tau steps",
                            "Stich 2019", kSgdLr, {tau}, {sync}, local(false)),
                      {0, 0}, "sgd"));
@@ -277,11 +280,13 @@ void add_compressed_family(Registry<OptimizerEntry>& reg) {
                            {kWarmup, kSignFlat}, build_onebit_adam),
                      {2, 0}, "adam"));
   reg.add(with_state(
-      entry("onebit-adam-32bit", {}, "1-bit Adam with an uncompressed momentum average",
-            "Tang et al. 2021 (ablation)", kAdaptiveLr,
-            adam_keys(false) + std::vector{freeze, threshold},
-            {kWarmup, {"compression", CommPattern::kRing, "", StageOverlap::kAfterBackward}},
-            build_onebit_adam),
+      entry(
+          "onebit-adam-32bit", {}, "1-bit Adam with an uncompressed momentum average",
+          "Tang et al. 2021 (ablation)", kAdaptiveLr,
+          adam_keys(false) + std::vector{freeze, threshold},
+          {kWarmup,
+           {stage_name(Stage::kCompression), CommPattern::kRing, "", StageOverlap::kAfterBackward}},
+          build_onebit_adam),
       {2, 0}, "adam"));
   reg.add(with_state(
       entry("naive-onebit-adam", {}, "Adam on a compressed gradient average, never frozen",
@@ -307,16 +312,17 @@ void add_compressed_family(Registry<OptimizerEntry>& reg) {
       flag_key("amsgrad_max", "false", "keep the running maximum of b"),
       integer_key("amsgrad_start", "0", 0, "step T0 after which the maximum applies"),
       compressor_key("binary", "update compressor")};
-  reg.add(with_state(
-      entry("birder", {}, "Birder: binary-compressed m/(b+eps) over a flat allreduce",
-            "Peng et al. 2023, Alg. 1", kAdaptiveLr, birder_keys,
-            {{"compression", CommPattern::kCompressedFlat, "binary", StageOverlap::kAfterBackward}},
-            build_birder),
-      {2, 0}, "adam"));
+  reg.add(
+      with_state(entry("birder", {}, "Birder: binary-compressed m/(b+eps) over a flat allreduce",
+                       "Peng et al. 2023, Alg. 1", kAdaptiveLr, birder_keys,
+                       {{stage_name(Stage::kCompression), CommPattern::kCompressedFlat, "binary",
+                         StageOverlap::kAfterBackward}},
+                       build_birder),
+                 {2, 0}, "adam"));
   reg.add(with_state(
       entry("birder-hierarchical", {}, "Birder with the hierarchical compressed allreduce",
             "Peng et al. 2023, section 4", kAdaptiveLr, birder_keys,
-            {{"compression", CommPattern::kCompressedHierarchical, "binary",
+            {{stage_name(Stage::kCompression), CommPattern::kCompressedHierarchical, "binary",
               StageOverlap::kAfterBackward}},
             build_birder),
       {0, 2}, "adam"));

@@ -31,8 +31,7 @@ ImageSet load_split(const std::filesystem::path& dir, const std::string& prefix)
   return ImageSet{std::move(images.data), std::move(labels.data)};
 }
 
-}  // namespace
-
+// The install hint appended to every loading error.
 std::string fashion_mnist_install_hint() {
   return fmt::format(
       "Fashion-MNIST is expected as four IDX .gz files in {} (install with "
@@ -40,6 +39,8 @@ std::string fashion_mnist_install_hint() {
       "task.data_dir at a folder holding them",
       kFashionMnistDefaultDir);
 }
+
+}  // namespace
 
 FashionMnistData load_fashion_mnist(const std::filesystem::path& dir) {
   FashionMnistData data;

@@ -35,7 +35,4 @@ struct FashionMnistData {
 
 FashionMnistData load_fashion_mnist(const std::filesystem::path& dir);
 
-// The install hint appended to every loading error.
-std::string fashion_mnist_install_hint();
-
 }  // namespace compopt

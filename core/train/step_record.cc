@@ -2,6 +2,8 @@
 
 namespace compopt {
 
+namespace {
+
 const CsvSchema& metrics_csv_schema() {
   static const CsvSchema schema("metrics.csv", {{"step"},
                                                 {"samples"},
@@ -22,6 +24,8 @@ const CsvSchema& metrics_csv_schema() {
                                                 {"compression_s", "{:.6f}"}});
   return schema;
 }
+
+}  // namespace
 
 std::string metrics_csv(const std::vector<StepRecord>& records) {
   CsvWriter csv(metrics_csv_schema());

@@ -53,11 +53,10 @@ struct StepRecord {
   std::vector<double> layer_ratios;
 };
 
-// metrics.csv: step, samples, epoch, stage, lr, train_loss, test_loss, test_accuracy,
-// var_norm_l2, var_ratio_l1, bytes_sent, bytes_sent_inter_node, time_s, step_wall_s,
-// compute_s, comm_s, compression_s; empty cells for absent values.
-const CsvSchema& metrics_csv_schema();
-// The whole file: header and one row per record.
+// metrics.csv, the whole file: header and one row per record (step, samples, epoch, stage, lr,
+// train_loss, test_loss, test_accuracy, var_norm_l2, var_ratio_l1, bytes_sent,
+// bytes_sent_inter_node, time_s, step_wall_s, compute_s, comm_s, compression_s; empty cells for
+// absent values).
 std::string metrics_csv(const std::vector<StepRecord>& records);
 
 }  // namespace compopt

@@ -17,9 +17,9 @@
 #include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "experiments/cli/commands.h"
+#include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/option_ranges.h"
-#include "experiments/run_directory/run_directory.h"
 
 namespace compopt::cli {
 namespace {

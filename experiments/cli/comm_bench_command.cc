@@ -21,9 +21,9 @@
 #include "core/util/error.h"
 #include "core/util/registry.h"
 #include "experiments/cli/commands.h"
+#include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/option_ranges.h"
-#include "experiments/run_directory/run_directory.h"
 #include "real_backend/backend_registry.h"
 
 namespace compopt::cli {

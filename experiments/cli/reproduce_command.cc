@@ -14,10 +14,10 @@
 
 #include "core/util/error.h"
 #include "experiments/cli/commands.h"
-#include "experiments/scenario/forked_jobs.h"
-#include "experiments/scenario/option_ranges.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/run_directory/run_directory.h"
+#include "experiments/scenario/forked_jobs.h"
+#include "experiments/scenario/option_ranges.h"
 #include "net_models/published_tables.h"
 
 namespace compopt::cli {

@@ -15,9 +15,9 @@
 
 #include "core/util/error.h"
 #include "experiments/cli/commands.h"
+#include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/option_ranges.h"
-#include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/scenario_rows.h"
 #include "experiments/scenario/sweep_config.h"
 #include "experiments/scenario/sweep_distribution.h"

@@ -69,7 +69,7 @@ nlohmann::json summarize(const TrainConfig& c, const TrainResult& result) {
     if (r.test_loss) last_eval = &r;
     const double step_bytes = r.bytes_sent - prev;
     prev = r.bytes_sent;
-    if (r.stage == "compression") {
+    if (r.stage == stage_name(Stage::kCompression)) {
       if (!first_compression) first_compression = r.step;
       compression_bytes += step_bytes;
       ++compression_steps;

@@ -12,11 +12,11 @@
 #include <sstream>
 
 #include "core/util/csv_schema.h"
-#include "experiments/scenario/forked_jobs.h"
 #include "experiments/reproduce/compression_pairs.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/simulated_scenarios.h"
 #include "experiments/reproduce/study.h"
+#include "experiments/scenario/forked_jobs.h"
 #include "net_models/bandwidth_spread.h"
 #include "net_models/cluster_presets.h"
 

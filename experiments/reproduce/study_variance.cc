@@ -12,11 +12,11 @@
 
 #include "core/optim/variance_freeze_detector.h"
 #include "core/util/csv_schema.h"
-#include "experiments/scenario/forked_jobs.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/reproduce/training_runs.h"
 #include "experiments/reproduce/variance_files.h"
+#include "experiments/scenario/forked_jobs.h"
 #include "experiments/train/train_config.h"
 #include "experiments/train/train_runner.h"
 

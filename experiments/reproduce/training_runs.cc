@@ -9,8 +9,8 @@
 #include "core/train/step_record.h"
 #include "core/util/csv_schema.h"
 #include "core/util/file_io.h"
-#include "experiments/scenario/forked_jobs.h"
 #include "experiments/run_directory/run_directory.h"
+#include "experiments/scenario/forked_jobs.h"
 #include "experiments/train/train_config.h"
 #include "experiments/train/train_runner.h"
 

@@ -174,6 +174,19 @@ void resolve_optimizer(TrainConfig& c) {
   }
 }
 
+// Flattens a TOML file (parse_toml_flat). Throws InvalidArgument.
+std::map<std::string, std::string> read_toml_flat(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw InvalidArgument(fmt::format("config file '{}': not found or not a regular file", path));
+  }
+  try {
+    return parse_toml_flat(read_text_file(path), path);
+  } catch (const IoError& e) {
+    throw InvalidArgument(fmt::format("config file '{}': {}", path, e.what()));
+  }
+}
+
 // The file's flat keys with the overrides applied; an override of the run
 // length replaces the file's other length key.
 std::map<std::string, std::string> merged_values(const std::string& path,
@@ -296,18 +309,6 @@ void resolve_steps(const HyperParams& hp, TrainConfig& c, std::optional<int64_t>
 }
 
 }  // namespace
-
-std::map<std::string, std::string> read_toml_flat(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw InvalidArgument(fmt::format("config file '{}': not found or not a regular file", path));
-  }
-  try {
-    return parse_toml_flat(read_text_file(path), path);
-  } catch (const IoError& e) {
-    throw InvalidArgument(fmt::format("config file '{}': {}", path, e.what()));
-  }
-}
 
 std::map<std::string, std::string> parse_toml_flat(std::string_view text, const std::string& path) {
   toml::table root = parse_toml_document(text, path, "config file");

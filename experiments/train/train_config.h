@@ -61,9 +61,8 @@ struct TrainConfig {
   nlohmann::json to_json() const;
 };
 
-// Flattens a TOML file into "table.key" -> value text. Throws InvalidArgument.
-std::map<std::string, std::string> read_toml_flat(const std::string& path);
-// The same for TOML text; `source` names it in messages (the file, for read_toml_flat).
+// Flattens TOML text into "table.key" -> value text; `source` names it in messages (the file).
+// Throws InvalidArgument.
 std::map<std::string, std::string> parse_toml_flat(std::string_view text,
                                                    const std::string& source);
 

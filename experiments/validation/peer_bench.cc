@@ -1,6 +1,6 @@
 // compopt_peer_bench: the per-peer cost of compopt's TCP backend, apart from its per-message
-// cost (docs/calibration.md, "Transport profiles"; experiments/validation/netns_peer_cost.sh runs it
-// between network namespaces).
+// cost (docs/calibration.md, "Transport profiles"; experiments/validation/netns_peer_cost.sh runs
+// it between network namespaces).
 //
 // A round is S = cycles x (n - 1) dependent steps; in each step every rank sends one message
 // of --bytes to the rank `shift` ahead and receives one from the rank `shift` behind

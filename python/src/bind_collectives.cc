@@ -3,21 +3,33 @@
 // barrier (the compressed allreduce: bind_compressed_allreduce.cc). The GIL is released while the
 // ranks communicate. Every rank must call them in the same order with matching sizes.
 // python/compopt/collectives.py wraps them for NumPy arrays and CPU torch tensors.
+#include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <map>
 #include <string>
 
+#include "core/util/error.h"
 #include "python/src/bindings.h"
 #include "python/src/buffers.h"
-#include "python/src/choice.h"
 #include "python/src/world.h"
 
 namespace compopt::python {
 namespace {
 
 namespace py = pybind11;
+
+// A keyword argument chosen from a table (op="sum", precision="fp16"): the value for `text`, or
+// InvalidArgument naming the argument, the bad text and every accepted one.
+template <typename T>
+T choice(const std::map<std::string, T>& table, const std::string& text, const char* what) {
+  const auto found = table.find(text);
+  if (found != table.end()) return found->second;
+  std::string expected;
+  for (const auto& entry : table) expected += (expected.empty() ? "'" : ", '") + entry.first + "'";
+  throw InvalidArgument(fmt::format("{}: '{}', expected one of {}", what, text, expected));
+}
 
 const std::map<std::string, ReduceOp> kReduceOps = {{"sum", ReduceOp::kSum},
                                                     {"mean", ReduceOp::kMean}};

@@ -1,7 +1,7 @@
 // The simulator from Python: compopt.simulate and compopt.sweep (python/compopt/simulate.py) get
 // the text of profile.csv and sweep.csv from the code `compopt profile` and `compopt sweep` run
-// (experiments/scenario/scenario_rows.h, sweep_config.h). Inputs go through the CLI's own validation
-// first, in this process, so bad input raises compopt.InvalidArgument before anything is
+// (experiments/scenario/scenario_rows.h, sweep_config.h). Inputs go through the CLI's own
+// validation first, in this process, so bad input raises compopt.InvalidArgument before anything is
 // simulated; then each simulation runs in a forked process (SimGrid allows one engine per
 // process), with the GIL released. A build without the simulator binds only have_simulator.
 #include <pybind11/pybind11.h>

@@ -4,9 +4,13 @@
 
 namespace compopt::cuda {
 
+namespace {
+
 bool accepts_device_buffers(const Communicator& comm) {
   return dynamic_cast<const AcceptsDeviceBuffers*>(&comm) != nullptr;
 }
+
+}  // namespace
 
 void device_alltoall(GpuContext& gpu, Communicator& comm, const std::byte* send, std::byte* recv,
                      size_t bytes) {

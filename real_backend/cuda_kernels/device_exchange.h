@@ -20,8 +20,6 @@ class AcceptsDeviceBuffers {
   virtual ~AcceptsDeviceBuffers() = default;
 };
 
-bool accepts_device_buffers(const Communicator& comm);
-
 // comm.alltoall of `bytes` (size() equal blocks) from send to recv.
 void device_alltoall(GpuContext& gpu, Communicator& comm, const std::byte* send, std::byte* recv,
                      size_t bytes);

@@ -30,6 +30,8 @@ body() { for ((i = 0; i < $1; ++i)); do echo "  x += $i;"; done; }
   echo 'const char* braces() { return "{{{{ not a block"; }  // }}}'
   # line 197: extern "C", 1 + 70 + 1 + 1 = 73 lines
   echo 'extern "C" int c_entry(const char* d) {'; body 70; echo '  return 0;'; echo '}'
+  # line 270: 1 + 119 + 1 + 1 = 122 lines, over the default limit of 120
+  echo 'int huge(int x) {'; body 119; echo '  return x;'; echo '}'
 } >"$tree/a.cc"
 mkdir -p "$tree/tests"
 { echo 'void long_test() {'; body 100; echo '}'; } >"$tree/tests/t.cc"
@@ -37,11 +39,12 @@ git -C "$tree" init -q
 git -C "$tree" add -A
 
 set +e
-out=$(python3 "$script" --root "$tree" 2>&1)
+out=$(python3 "$script" --root "$tree" --max-lines 60 2>&1)
 rc=$?
 set -e
 [[ $rc -eq 1 ]] || fail "exit $rc with functions over the limit, expected 1: $out"
-expected="a.cc:197 c_entry (73 lines)
+expected="a.cc:270 huge (122 lines)
+a.cc:197 c_entry (73 lines)
 a.cc:131 with_lambda (65 lines)
 a.cc:62 too_long (61 lines)"
 got=$(grep -v '^check_function_length' <<<"$out")
@@ -50,7 +53,24 @@ $got
 expected
 $expected"
 
-all=$(python3 "$script" --root "$tree" --all --max-lines 100)
+# Defaults: over the 60-line guide is listed as a guide; only the 122-line function fails.
+set +e
+out=$(python3 "$script" --root "$tree" 2>&1)
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || fail "defaults: exit $rc with a 122-line function, expected 1: $out"
+expected="a.cc:270 huge (122 lines)
+guide: a.cc:197 c_entry (73 lines)
+guide: a.cc:131 with_lambda (65 lines)
+guide: a.cc:62 too_long (61 lines)"
+got=$(grep -v '^check_function_length' <<<"$out")
+[[ $got == "$expected" ]] || fail "defaults listed
+$got
+expected
+$expected"
+python3 "$script" --root "$tree" --max-lines 122 >/dev/null || fail "at --max-lines 122 the tree should pass"
+
+all=$(python3 "$script" --root "$tree" --all --max-lines 200)
 grep -qx 'a.cc:2 fits (60 lines)' <<<"$all" || fail "fits is not 60 lines: $all"
 grep -qx 'a.cc:124 Box (5 lines)' <<<"$all" ||
   fail "the constructor with braced initializers is not 5 lines: $all"
@@ -63,4 +83,9 @@ rc=$?
 set -e
 [[ $rc -eq 2 ]] || fail "--max-lines 0 exited $rc, expected 2"
 grep -q -- '--max-lines 0, expected an integer >= 1' "$tree/err" || fail "message: $(cat "$tree/err")"
+set +e
+python3 "$script" --root "$tree" --guide-lines 0 >/dev/null 2>"$tree/err"
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || fail "--guide-lines 0 exited $rc, expected 2"
 echo "function_length_test: ok"

@@ -33,7 +33,8 @@ TEST(TransportProfile, SourcedFigures) {
   EXPECT_EQ(transport_profile("tcp").streams_per_peer, 1);
   EXPECT_EQ(transport_profile("tcp").flow_cap_gbps(), 0);
   EXPECT_GT(transport_profile("tcp").message_overhead_s, 0);
-  // Measured with experiments/validation/netns_peer_cost.sh: no per-peer cost distinguishable from 0.
+  // Measured with experiments/validation/netns_peer_cost.sh: no per-peer cost distinguishable from
+  // 0.
   EXPECT_EQ(transport_profile("tcp").peer_overhead_s, 0);
   EXPECT_EQ(transport_profile("rdma").peer_overhead_s, 0);  // no published figure
 }

@@ -1,5 +1,5 @@
-"""experiments/validation/netns_training_compare.py on hand-made metrics.csv files: the charges are the
-medians of the Local columns, the comparison is the median step time per stage of the real
+"""experiments/validation/netns_training_compare.py on hand-made metrics.csv files: the charges
+are the medians of the Local columns, the comparison is the median step time per stage of the real
 run's step_wall_s and of the simulated time_s differences, and runs that computed different
 things are refused."""
 import csv
@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "netns_training_compare.py"
+SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "validation" / "netns_training_compare.py"
 spec = importlib.util.spec_from_file_location("netns_training_compare", SCRIPT)
 compare = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(compare)

@@ -80,6 +80,9 @@ void ring_reduce_scatter_in_place(Communicator& comm, std::span<float> data,
   }
 }
 
+namespace {
+
+// The allgather half: block r of `data` on rank r is copied to every rank.
 void ring_allgather_in_place(Communicator& comm, std::span<float> data, WirePrecision precision) {
   const int n = comm.size(), r = comm.rank();
   const BlockPartition part{data.size(), n};
@@ -109,6 +112,8 @@ void ring_allgather_in_place(Communicator& comm, std::span<float> data, WirePrec
                codec.is_raw() ? RingPieceFn{} : RingPieceFn(decode_piece));
   }
 }
+
+}  // namespace
 
 void ring_allreduce(Communicator& comm, std::span<float> data, ReduceOp op,
                     WirePrecision precision) {

@@ -20,7 +20,4 @@ void ring_allreduce(Communicator& comm, std::span<float> data, ReduceOp op,
 void ring_reduce_scatter_in_place(Communicator& comm, std::span<float> data,
                                   WirePrecision precision);
 
-// The allgather half: block r of `data` on rank r is copied to every rank.
-void ring_allgather_in_place(Communicator& comm, std::span<float> data, WirePrecision precision);
-
 }  // namespace compopt

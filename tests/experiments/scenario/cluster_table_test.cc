@@ -1,5 +1,5 @@
-// The [cluster] table (experiments/scenario/cluster_table.h): presets with fields replaced, clusters
-// described in full, intra-node fabric defaults from the datasheet figures, the sweep's
+// The [cluster] table (experiments/scenario/cluster_table.h): presets with fields replaced,
+// clusters described in full, intra-node fabric defaults from the datasheet figures, the sweep's
 // gpus_per_node axis and profile's --set cluster.* keys, and bad input naming the key.
 
 #include "experiments/scenario/cluster_table.h"
