@@ -56,7 +56,7 @@ void WorkloadSpec::validate() const {
 
 namespace {
 
-// Effective traffic measured on the papers' stacks (docs/whatif.md, "Workload presets"):
+// Effective traffic measured on the papers' stacks (docs/simulator.md, "Workload presets"):
 // 1-bit Adam's mean optimizer step of BERT-Large, 67.27 ms on V100 (900 GB/s) for 340 M
 // parameters; Birder's compression time, 8 ms for BERT-Base (110 M) and 15 ms for ResNet-50
 // (25.6 M) on A100-80GB (2039 GB/s).
