@@ -118,7 +118,7 @@ void run(const Options& o) {
     dir.write_file("sweep.csv", finish_sweep_csv(sweep_csv(scenarios, steps, rows), training));
   });
   fmt::print("\n{}\nwrote {}/sweep.csv ({} scenarios) and run.json\n",
-             sweep_summary(rows), dir.path().string(), scenarios.size());
+             sweep_summary(rows, training.baseline), dir.path().string(), scenarios.size());
 }
 
 }  // namespace
