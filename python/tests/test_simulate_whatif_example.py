@@ -1,6 +1,6 @@
-"""experiments/examples/whatif_from_python.py runs top to bottom with this interpreter and answers its
-question; its per-cluster answer (compopt.simulate) and its bandwidth sweep (compopt.sweep)
-agree on the scenario they share."""
+"""experiments/examples/whatif_from_python.py runs top to bottom with this interpreter and
+answers its question; its per-cluster answer (compopt.simulate) and its bandwidth sweep
+(compopt.sweep) agree on the scenario they share."""
 import os
 import re
 import subprocess
@@ -9,7 +9,7 @@ import sys
 import pytest
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_EXAMPLE = os.path.join(_REPO, "experiments", "whatif_from_python.py")
+_EXAMPLE = os.path.join(_REPO, "experiments", "examples", "whatif_from_python.py")
 
 
 def test_the_whatif_example_prints_a_consistent_answer():
