@@ -238,11 +238,10 @@ TrainingTime training_bound(const TrainingTime& expected, const TrainingTime& fa
 }  // namespace
 
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
-                               const std::vector<StageTiming>& timings) {
+                               const std::vector<StageTiming>& timings, const StepSpread& spread) {
   ScenarioTotals totals;
   totals.training = time_to_train(training, config, timings);
   totals.memory = estimate_memory(config);
-  const StepSpread spread = simulate_step_spread(config, timings);
   for (size_t i = 0; i < timings.size(); ++i)
     totals.bounds[timings[i].stage] = stage_bounds(timings, spread, i);
   const TrainingTime fast = time_to_train(training, config, spread.fast);
@@ -251,6 +250,11 @@ ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& tra
   totals.training_high = training_bound(totals.training, fast, slow, false);
   totals.spreads = net::link_spreads(config.cluster);
   return totals;
+}
+
+ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
+                               const std::vector<StageTiming>& timings) {
+  return scenario_totals(config, training, timings, simulate_step_spread(config, timings));
 }
 
 }  // namespace compopt::sim

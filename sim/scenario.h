@@ -71,7 +71,11 @@ std::string scenario_csv_header();
 const std::vector<std::string>& scenario_key_columns();
 std::string scenario_csv_row(const StepConfig& config, const StageTiming& timing,
                              const ScenarioTotals& totals);
-// `timings` are simulate_step(config)'s rows; runs the two simulations of the spread.
+// `timings` are simulate_step(config)'s rows and `spread` simulate_step_spread(config,
+// timings): the totals computed from them, without simulating.
+ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
+                               const std::vector<StageTiming>& timings, const StepSpread& spread);
+// The same, running the two simulations of the spread in this process.
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
                                const std::vector<StageTiming>& timings);
 

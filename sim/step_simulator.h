@@ -4,7 +4,7 @@
 // under run_sim, with the wire charged for the model size (proxy_wire.h) and
 // compute charged from the workload's FLOPs on the cluster's GPU (net_models/compute_model.h). Each
 // stage the optimizer registry declares for the optimizer (core/optim/optimizer_registry.h; any
-// registered name or alias) gets a row, e.g.
+// registered name or alias) gets a row (a StageTiming, stage_timing.h), e.g.
 //   adam, momentum-sgd, lamb, bertadam: "full_precision"  ring allreduce of the
 //                                       gradient (fp16 or fp32 as the workload says)
 //   onebit-adam, onebit-lamb:   "warmup"      as adam, then
@@ -29,6 +29,7 @@
 #include "net_models/cluster_spec.h"
 #include "net_models/workload.h"
 #include "sim/overlap_mode.h"
+#include "sim/stage_timing.h"
 #include "sim/step_phases.h"
 
 namespace compopt::sim {
@@ -46,22 +47,6 @@ struct StepConfig {
   // where timed_by_rounds (round_timing.h) allows it, else run in full. true: every rank runs
   // the real collective on its proxy (the slow reference the tests compare to).
   bool full_collectives = false;
-};
-
-struct StageTiming {
-  std::string stage;
-  double forward_s = 0, backward_compute_s = 0;
-  double comm_s = 0;  // allreduce time not hidden behind backward compute
-  double compress_s = 0, step_s = 0;
-  double step_time_s = 0;
-  double throughput_samples_s = 0;
-  double bytes_per_gpu = 0;        // modeled bytes sent by the busiest GPU in the allreduce
-  double inter_node_bytes = 0;     // modeled bytes leaving each node (mean over nodes)
-  double compute_utilization = 0;  // achieved fraction of the GPU's peak in forward/backward
-  // The allreduce algorithm charged (allreduce_algorithm.h: "ring", "tree"; with overlap,
-  // a bucket's), or the compressed scheme ("compressed-flat", "compressed-hierarchical").
-  std::string algorithm;
-  double allreduce_pct() const { return step_time_s > 0 ? 100.0 * comm_s / step_time_s : 0; }
 };
 
 // Canonical names of the registered optimizers, and a check that throws InvalidArgument

@@ -1,6 +1,7 @@
 #include "sim/step_spread.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "net_models/bandwidth_spread.h"
 
@@ -21,6 +22,16 @@ StepSpread simulate_step_spread(const StepConfig& config,
   out.fast = simulate_step(fast);
   out.slow = simulate_step(slow);
   return out;
+}
+
+void to_json(nlohmann::json& j, const StepSpread& spread) {
+  j = nlohmann::json{{"fast", spread.fast}, {"slow", spread.slow}, {"source", spread.source}};
+}
+
+void from_json(const nlohmann::json& j, StepSpread& spread) {
+  spread.fast = j.at("fast").get<std::vector<StageTiming>>();
+  spread.slow = j.at("slow").get<std::vector<StageTiming>>();
+  spread.source = j.at("source").get<std::string>();
 }
 
 StageBounds stage_bounds(const std::vector<StageTiming>& expected, const StepSpread& spread,

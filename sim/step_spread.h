@@ -6,6 +6,7 @@
 // three runs, so low <= expected <= high holds even where a schedule is not monotonic in
 // bandwidth.
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ struct StepSpread {
 // `expected` is simulate_step(config). A cluster without a spread (factors 1: a platform file)
 // is not simulated again: fast and slow are copies of `expected`.
 StepSpread simulate_step_spread(const StepConfig& config, const std::vector<StageTiming>& expected);
+
+// The JSON form of a spread, lossless like StageTiming's (stage_timing.h); reading one without
+// a field throws.
+void to_json(nlohmann::json& j, const StepSpread& spread);
+void from_json(const nlohmann::json& j, StepSpread& spread);
 
 struct StageBounds {
   double step_time_low_s = 0, step_time_high_s = 0;

@@ -4,12 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "core/optim/optimizer_registry.h"
 #include "core/util/csv_table.h"
 #include "core/util/error.h"
-#include "sim/scenario.h"
 
 namespace compopt::sim {
 namespace {
@@ -51,18 +49,6 @@ double hours(const std::vector<StageTiming>& timings, int64_t steps, int64_t war
   const double warm = static_cast<double>(warmup), rest = static_cast<double>(steps - warmup);
   // Single-stage optimizers have no warmup: front() is back(), weighted 0.
   return (warm * timings.front().step_time_s + rest * timings.back().step_time_s) / kSecondsPerHour;
-}
-
-std::string group_of(const CsvTable& table, size_t row) {
-  std::string key;
-  for (const std::string& column : scenario_key_columns()) key += table.text(row, column) + '\x1f';
-  return key;
-}
-
-std::string baseline_of(const std::string& optimizer, const std::string& baseline) {
-  if (!baseline.empty()) return baseline;
-  const std::string& declared = optimizer_registry().get(optimizer).baseline;
-  return declared.empty() ? optimizer : declared;
 }
 
 }  // namespace
@@ -168,30 +154,6 @@ std::optional<RunWarmup> run_warmup(std::string_view metrics_csv, std::string_vi
   run.steps = table.integer(table.rows() - 1, "step");
   if (run.steps < 1) return std::nullopt;
   return run;
-}
-
-std::string with_end_to_end_speedup(const std::string& csv, const std::string& baseline) {
-  const CsvTable table(csv, "sweep.csv");
-  // Time to train of each (group, optimizer).
-  std::map<std::pair<std::string, std::string>, std::optional<double>> times;
-  for (size_t row = 0; row < table.rows(); ++row) {
-    times[{group_of(table, row), table.text(row, "optimizer")}] =
-        table.maybe(row, "time_to_train_h");
-  }
-  std::istringstream lines(csv);
-  std::string line, out;
-  std::getline(lines, line);
-  out = line + ",end_to_end_speedup\n";
-  for (size_t row = 0; std::getline(lines, line); ++row) {
-    const std::optional<double> own = table.maybe(row, "time_to_train_h");
-    const std::string group = group_of(table, row);
-    const auto base = times.find({group, baseline_of(table.text(row, "optimizer"), baseline)});
-    std::string cell;
-    if (own && *own > 0 && base != times.end() && base->second)
-      cell = fmt::format("{:.4f}", *base->second / *own);
-    out += line + "," + cell + "\n";
-  }
-  return out;
 }
 
 }  // namespace compopt::sim

@@ -7,7 +7,8 @@
 //   time to target  the optimizer's steps to a metric target (given, or the first step of a
 //                   convergence run's metrics.csv reaching it) at the same per-stage times;
 //   speedup         each scenario's time to train against its baseline optimizer's in the
-//                   same group of a sweep (same everything but the optimizer).
+//                   same group of a sweep (same everything but the optimizer; computed by
+//                   the sweep, experiments/scenario/speedup_baseline.h).
 // The warmup is warmup_steps, or warmup_fraction x total steps, or else what the optimizer's
 // convergence run (its metrics.csv) spent in the warmup stage: the freeze detector's step
 // there, as a fraction of that run for the time to train and as steps for the time to
@@ -81,11 +82,5 @@ std::optional<int64_t> first_step_reaching(std::string_view metrics_csv, std::st
 // The rows of a metrics.csv text in the stage "warmup", and its last step; nullopt when
 // the text has no stage column or no rows.
 std::optional<RunWarmup> run_warmup(std::string_view metrics_csv, std::string_view source);
-
-// `csv` (a sweep's header and rows, with time_to_train_h and optimizer columns) with the
-// column end_to_end_speedup appended: the baseline's time_to_train_h / the row's, where the
-// baseline is `baseline` (or, empty, the row optimizer's registry baseline, itself for a
-// baseline) in the same group. Empty when the group has no baseline row or no time.
-std::string with_end_to_end_speedup(const std::string& csv, const std::string& baseline);
 
 }  // namespace compopt::sim

@@ -16,6 +16,7 @@
 #include "core/util/error.h"
 #include "experiments/cli/commands.h"
 #include "experiments/run_directory/run_directory.h"
+#include "experiments/scenario/forked_simulation.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/option_ranges.h"
 #include "experiments/scenario/scenario_rows.h"
@@ -61,15 +62,28 @@ class Progress {
   bool tty_;
 };
 
-// Simulates the scenarios `indexes` each in its own forked process, `jobs` at a time; returns
-// their results (simulate_sweep_scenario) in that order.
-std::vector<std::string> run_share(const std::vector<sim::Scenario>& scenarios,
-                                   const std::vector<size_t>& indexes, int jobs,
-                                   const SweepWorld& world) {
+// Simulates the scenarios `indexes` each in its own forked process, `jobs` at a time, with
+// their bandwidth spread; their steps in that order.
+std::vector<SimulatedStep> run_share(const std::vector<sim::Scenario>& scenarios,
+                                     const std::vector<size_t>& indexes, int jobs,
+                                     const SweepWorld& world) {
   Progress progress(indexes.size(),
                     world.size > 1 ? fmt::format("rank {}/{}: ", world.rank, world.size) : "");
-  return simulate_scenarios(scenarios, indexes, jobs,
-                            [&](size_t k) { progress.done(scenarios[indexes[k]]); });
+  return simulate_forked(scenarios, indexes,
+                         {.parallel = jobs, .spread = true, .on_done = [&](size_t k) {
+                            progress.done(scenarios[indexes[k]]);
+                          }});
+}
+
+// Under mpirun: sends this rank's steps to rank 0; there, returns every scenario's, in order.
+std::vector<SimulatedStep> gather_steps(const SweepWorld& world, size_t count,
+                                        const std::vector<SimulatedStep>& mine) {
+  std::vector<std::string> texts;
+  for (const SimulatedStep& step : mine) texts.push_back(encode_simulated_step(step));
+  std::vector<SimulatedStep> all;
+  for (const std::string& text : gather_results(world, count, texts))
+    all.push_back(decode_simulated_step(text));
+  return all;
 }
 
 void run(const Options& o) {
@@ -85,7 +99,7 @@ void run(const Options& o) {
   check_simulation_memory(largest_gpus(scenarios), at_once, "sweep.gpus",
                           MemoryBudget::of_this_machine());
   if (world.rank != 0) {  // a further MPI rank: simulate its share, send it to rank 0
-    gather_results(world, scenarios.size(), run_share(scenarios, mine, jobs, world));
+    gather_steps(world, scenarios.size(), run_share(scenarios, mine, jobs, world));
     return;
   }
   RunDirectory dir("sweep", o.out, out_mode(o.overwrite));
@@ -96,15 +110,15 @@ void run(const Options& o) {
                       {"scenarios", scenarios.size()},
                       {"backend", "sim"},
                       {"ranks", world.size}});
+  const sim::TrainingSpec& training = scenarios.front().training;
   std::vector<SweepRow> rows;
   dir.run([&] {
-    std::vector<std::string> results = run_share(scenarios, mine, jobs, world);
-    if (world.size > 1) results = gather_results(world, scenarios.size(), results);
-    dir.write_file("sweep.csv",
-                   finish_sweep_csv(sweep_csv(results, rows), scenarios.front().training));
+    std::vector<SimulatedStep> steps = run_share(scenarios, mine, jobs, world);
+    if (world.size > 1) steps = gather_steps(world, scenarios.size(), steps);
+    dir.write_file("sweep.csv", finish_sweep_csv(sweep_csv(scenarios, steps, rows), training));
   });
-  fmt::print("\n{}\nwrote {}/sweep.csv ({} scenarios) and run.json\n", sweep_summary(rows),
-             dir.path().string(), scenarios.size());
+  fmt::print("\n{}\nwrote {}/sweep.csv ({} scenarios) and run.json\n",
+             sweep_summary(rows, training.baseline), dir.path().string(), scenarios.size());
 }
 
 }  // namespace

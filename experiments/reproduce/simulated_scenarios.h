@@ -1,7 +1,7 @@
 #pragma once
-// Step simulations for the simulator studies: every scenario is simulated in
-// its own forked process (SimGrid allows one engine per process), `jobs` at a
-// time, and its stage timings come back in scenario order.
+// Step simulations for the simulator studies: every scenario is simulated in its own forked
+// process (experiments/scenario/forked_simulation.h), `jobs` at a time, and its stage timings
+// come back in scenario order.
 
 #include <string_view>
 #include <vector>
@@ -22,9 +22,5 @@ const sim::StageTiming& steady_stage(const StageTimings& stages);
 // Whether two optimizer names (or aliases) name the same registered optimizer: the papers'
 // tables and the published rows call momentum SGD `sgdm`, an alias of `momentum-sgd`.
 bool same_step_optimizer(std::string_view a, std::string_view b);
-
-// Serialization of stage timings through the pipe (one line per stage).
-std::string encode_stages(const StageTimings& stages);
-StageTimings decode_stages(std::string_view text);
 
 }  // namespace compopt::cli::reproduce

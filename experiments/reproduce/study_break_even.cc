@@ -9,7 +9,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/util/csv_schema.h"
 #include "experiments/reproduce/compression_pairs.h"
@@ -26,44 +27,83 @@ namespace {
 constexpr int kGpus = 256;
 constexpr double kLowGbps = 0.01, kHighGbps = 1000.0;
 
-double speedup(const CompressionPair& p, double gbps) {
-  const auto step = [&](const std::string& optimizer) {
-    return steady_stage(
-               sim::simulate_step(sim::resolve_scenario(pair_scenario(p, optimizer, kGpus, gbps))))
-        .step_time_s;
-  };
-  return step(p.baseline) / step(p.optimizer);
+// The steady-stage speedup of pairs[which[k]] at gbps[k] for every k: baseline step / compressed
+// step, all 2 x which.size() simulations forked together.
+std::vector<double> speedups(const std::vector<CompressionPair>& pairs,
+                             const std::vector<size_t>& which, const std::vector<double>& gbps,
+                             int jobs) {
+  std::vector<sim::Scenario> scenarios;
+  for (size_t k = 0; k < which.size(); ++k) {
+    const CompressionPair& p = pairs[which[k]];
+    scenarios.push_back(pair_scenario(p, p.baseline, kGpus, gbps[k]));
+    scenarios.push_back(pair_scenario(p, p.optimizer, kGpus, gbps[k]));
+  }
+  const std::vector<StageTimings> timings = simulate_scenarios(scenarios, jobs);
+  std::vector<double> out;
+  for (size_t k = 0; k < which.size(); ++k) {
+    out.push_back(steady_stage(timings[2 * k]).step_time_s /
+                  steady_stage(timings[2 * k + 1]).step_time_s);
+  }
+  return out;
 }
 
 struct Search {
-  std::string status;
+  std::string status;  // empty while bisecting
   double break_even = 0, speedup_at_low = 0;
   int evaluations = 0;
+  double lo = kLowGbps, hi = kHighGbps;  // while bisecting: speedup(lo) > 1 >= speedup(hi)
 };
 
-// Runs in a child: every simulation of one pair, one engine after another.
-Search bisect(const CompressionPair& p) {
-  Search s;
-  s.speedup_at_low = speedup(p, kLowGbps);
-  const double at_high = speedup(p, kHighGbps);
-  s.evaluations = 2;
-  if (s.speedup_at_low <= 1.0) {
-    s.status = "below_range";
-    return s;
+// Every pair's speedup at both ends of the range: below_range, above_range or a bracket.
+std::vector<Search> search_ends(const std::vector<CompressionPair>& pairs, int jobs) {
+  const size_t n = pairs.size();
+  std::vector<size_t> which(2 * n);
+  std::vector<double> gbps(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    which[i] = which[n + i] = i;
+    gbps[i] = kLowGbps;
+    gbps[n + i] = kHighGbps;
   }
-  if (at_high > 1.0) {
-    s.status = "above_range";
-    return s;
+  const std::vector<double> at = speedups(pairs, which, gbps, jobs);
+  std::vector<Search> searches(n);
+  for (size_t i = 0; i < n; ++i) {
+    Search& s = searches[i];
+    s.speedup_at_low = at[i];
+    s.evaluations = 2;
+    if (at[i] <= 1.0)
+      s.status = "below_range";
+    else if (at[n + i] > 1.0)
+      s.status = "above_range";
   }
-  double lo = kLowGbps, hi = kHighGbps;  // speedup(lo) > 1 >= speedup(hi)
-  while (hi / lo > 1.01) {
-    const double mid = std::sqrt(lo * hi);
-    (speedup(p, mid) > 1.0 ? lo : hi) = mid;
-    ++s.evaluations;
+  return searches;
+}
+
+// Bisects every bracketed pair on log(bandwidth) until its bracket is within 1%; each round
+// simulates the midpoints of all pairs still bisecting at once.
+std::vector<Search> bisect(const std::vector<CompressionPair>& pairs, int jobs) {
+  std::vector<Search> searches = search_ends(pairs, jobs);
+  for (;;) {
+    std::vector<size_t> which;
+    std::vector<double> mids;
+    for (size_t i = 0; i < searches.size(); ++i) {
+      Search& s = searches[i];
+      if (!s.status.empty()) continue;
+      if (s.hi / s.lo > 1.01) {
+        which.push_back(i);
+        mids.push_back(std::sqrt(s.lo * s.hi));
+        continue;
+      }
+      s.status = "found";
+      s.break_even = std::sqrt(s.lo * s.hi);
+    }
+    if (which.empty()) return searches;
+    const std::vector<double> at = speedups(pairs, which, mids, jobs);
+    for (size_t k = 0; k < which.size(); ++k) {
+      Search& s = searches[which[k]];
+      (at[k] > 1.0 ? s.lo : s.hi) = mids[k];
+      ++s.evaluations;
+    }
   }
-  s.status = "found";
-  s.break_even = std::sqrt(lo * hi);
-  return s;
 }
 
 // One pair's row of break_even.csv and of the report's table. The fit's effective rate may be
@@ -91,22 +131,7 @@ void add_pair_result(const CompressionPair& p, const Search& s, CsvWriter& csv,
 
 std::string run_break_even_study(const StudyContext& context) {
   const auto& pairs = compression_pairs();
-  for (const CompressionPair& p : pairs)
-    sim::resolve_scenario(pair_scenario(p, p.optimizer, kGpus, 1));
-  const std::vector<std::string> texts = run_forked(
-      {.count = pairs.size(),
-       .parallel = context.jobs,
-       .work =
-           [&](size_t i) {
-             const Search s = bisect(pairs[i]);
-             return fmt::format("{} {:.17g} {:.17g} {}", s.status, s.break_even, s.speedup_at_low,
-                                s.evaluations);
-           },
-       .describe =
-           [&](size_t i) {
-             return fmt::format("break-even search of {} vs {} on {}", pairs[i].optimizer,
-                                pairs[i].baseline, pairs[i].workload);
-           }});
+  const std::vector<Search> searches = bisect(pairs, context.jobs);
   // Effective rates (what collectives achieve): the preset's NIC rate x its efficiency.
   static const CsvSchema schema("break_even.csv", {{"workload"},
                                                    {"gpus"},
@@ -122,12 +147,7 @@ std::string run_break_even_study(const StudyContext& context) {
   CsvWriter csv(schema);
   MarkdownTable table({"workload", "cluster", "pair", "break-even (Gbit/s)",
                        "speedup at 0.01 Gbit/s", "simulations"});
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    std::istringstream in(texts[i]);
-    Search s;
-    in >> s.status >> s.break_even >> s.speedup_at_low >> s.evaluations;
-    add_pair_result(pairs[i], s, csv, table);
-  }
+  for (size_t i = 0; i < pairs.size(); ++i) add_pair_result(pairs[i], searches[i], csv, table);
   context.write_file("break_even.csv", csv.text());
   return fmt::format(
       "Effective inter-node bandwidth above which the compressed optimizer's compression stage is "

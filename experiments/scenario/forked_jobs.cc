@@ -11,8 +11,13 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/util/error.h"
+
 namespace compopt::cli {
 namespace {
+
+// The exit status of a child whose job threw InvalidArgument (any other failure exits 1).
+constexpr int kInvalidArgumentExit = 2;
 
 struct Running {
   pid_t pid;
@@ -26,6 +31,9 @@ struct Running {
   int code = 0;
   try {
     text = jobs.work(index);
+  } catch (const InvalidArgument& e) {
+    text = e.what();
+    code = kInvalidArgumentExit;
   } catch (const std::exception& e) {
     text = e.what();
     code = 1;
@@ -64,6 +72,30 @@ bool drain(Running& r) {
   return n < 0 && errno == EINTR;
 }
 
+struct Failure {
+  std::string message;  // of the first failed job; empty: none failed
+  bool invalid_argument = false;
+};
+
+// Reaps the child of `r` (its output fully read): its text into `results`, or the failure.
+void finish(const ForkedJobs& jobs, Running r, std::vector<std::string>& results,
+            Failure& failure) {
+  close(r.fd);
+  int status = 0;
+  while (waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    results[r.index] = std::move(r.text);
+    if (jobs.on_done) jobs.on_done(r.index);
+    return;
+  }
+  if (!failure.message.empty()) return;
+  const std::string why =
+      WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status)) : r.text;
+  failure.message = fmt::format("{} failed: {}", jobs.describe(r.index), why);
+  failure.invalid_argument = WIFEXITED(status) && WEXITSTATUS(status) == kInvalidArgumentExit;
+}
+
 }  // namespace
 
 int parallel_jobs(int requested) {
@@ -74,10 +106,10 @@ int parallel_jobs(int requested) {
 std::vector<std::string> run_forked(const ForkedJobs& jobs) {
   std::vector<std::string> results(jobs.count);
   std::vector<Running> running;
-  std::string failure;
+  Failure failure;
   size_t next = 0;
-  while (running.size() > 0 || (failure.empty() && next < jobs.count)) {
-    while (failure.empty() && next < jobs.count &&
+  while (running.size() > 0 || (failure.message.empty() && next < jobs.count)) {
+    while (failure.message.empty() && next < jobs.count &&
            static_cast<int>(running.size()) < std::max(1, jobs.parallel)) {
       running.push_back(start(jobs, next++));
     }
@@ -90,23 +122,11 @@ std::vector<std::string> run_forked(const ForkedJobs& jobs) {
       if (fds[i].revents == 0 || drain(running[i])) continue;
       Running r = std::move(running[i]);
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-      close(r.fd);
-      int status = 0;
-      while (waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (failure.empty()) {
-          const std::string why =
-              WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status)) : r.text;
-          failure = fmt::format("{} failed: {}", jobs.describe(r.index), why);
-        }
-        continue;
-      }
-      results[r.index] = std::move(r.text);
-      if (jobs.on_done) jobs.on_done(r.index);
+      finish(jobs, std::move(r), results, failure);
     }
   }
-  if (!failure.empty()) throw std::runtime_error(failure);
+  if (failure.invalid_argument) throw InvalidArgument(failure.message);
+  if (!failure.message.empty()) throw std::runtime_error(failure.message);
   return results;
 }
 

@@ -7,7 +7,8 @@
 //
 // Call it from a process without other threads (fork copies only the caller).
 // If a job throws or its process dies, no further jobs start, the running ones
-// finish, and std::runtime_error names the first failed job and its message.
+// finish, and std::runtime_error names the first failed job and its message; an
+// InvalidArgument thrown by the job comes back as InvalidArgument (same message).
 
 #include <cstddef>
 #include <functional>

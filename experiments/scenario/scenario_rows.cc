@@ -3,11 +3,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
-
-#include "experiments/scenario/forked_jobs.h"
+#include <stdexcept>
 
 namespace compopt::cli {
+namespace {
+
+// The totals of a simulated step; the step must carry its spread.
+sim::ScenarioTotals totals_of(const sim::StepConfig& config, const sim::Scenario& scenario,
+                              const SimulatedStep& step) {
+  if (!step.spread) {
+    throw std::logic_error(
+        fmt::format("{} on {} GPUs: simulated without its bandwidth spread, which the rows need",
+                    config.optimizer, config.cluster.gpus()));
+  }
+  return sim::scenario_totals(config, scenario.training, step.timings, *step.spread);
+}
+
+}  // namespace
 
 std::string profile_csv(const sim::StepConfig& config, const std::vector<sim::StageTiming>& timings,
                         const sim::ScenarioTotals& totals) {
@@ -16,46 +28,25 @@ std::string profile_csv(const sim::StepConfig& config, const std::vector<sim::St
   return csv;
 }
 
-std::string simulate_profile_csv(const sim::Scenario& scenario) {
+std::string profile_csv(const sim::Scenario& scenario, const SimulatedStep& step) {
   const sim::StepConfig config = sim::resolve_scenario(scenario);
-  const std::vector<sim::StageTiming> timings = sim::simulate_step(config);
-  return profile_csv(config, timings, sim::scenario_totals(config, scenario.training, timings));
+  return profile_csv(config, step.timings, totals_of(config, scenario, step));
 }
 
-std::string simulate_sweep_scenario(const sim::Scenario& scenario) {
-  const sim::StepConfig config = sim::resolve_scenario(scenario);
-  const std::vector<sim::StageTiming> timings = sim::simulate_step(config);
-  const sim::ScenarioTotals totals = sim::scenario_totals(config, scenario.training, timings);
-  std::vector<SweepRow> rows;
-  std::string csv;
-  for (const auto& t : timings) {
-    rows.push_back(sweep_row(config, t, totals.bounds.at(t.stage)));
-    csv += sim::scenario_csv_row(config, t, totals);
+std::string sweep_csv(const std::vector<sim::Scenario>& scenarios,
+                      const std::vector<SimulatedStep>& steps, std::vector<SweepRow>& rows) {
+  if (steps.size() != scenarios.size()) {
+    throw std::logic_error(fmt::format("sweep_csv: {} simulated steps for {} scenarios",
+                                       steps.size(), scenarios.size()));
   }
-  return nlohmann::json{{"csv", csv}, {"rows", rows}}.dump();
-}
-
-std::vector<std::string> simulate_scenarios(const std::vector<sim::Scenario>& scenarios,
-                                            const std::vector<size_t>& indexes, int jobs,
-                                            const std::function<void(size_t)>& on_done) {
-  const auto scenario = [&](size_t k) -> const sim::Scenario& { return scenarios[indexes[k]]; };
-  return run_forked({.count = indexes.size(),
-                     .parallel = jobs,
-                     .work = [&](size_t k) { return simulate_sweep_scenario(scenario(k)); },
-                     .describe =
-                         [&](size_t k) {
-                           return fmt::format("scenario {} ({} on {} GPUs)", indexes[k] + 1,
-                                              scenario(k).optimizer, scenario(k).gpus);
-                         },
-                     .on_done = on_done});
-}
-
-std::string sweep_csv(const std::vector<std::string>& results, std::vector<SweepRow>& rows) {
   std::string csv = sim::scenario_csv_header();
-  for (const std::string& text : results) {
-    const nlohmann::json result = nlohmann::json::parse(text);
-    csv += result.at("csv").get<std::string>();
-    for (const SweepRow& row : result.at("rows").get<std::vector<SweepRow>>()) rows.push_back(row);
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    const sim::StepConfig config = sim::resolve_scenario(scenarios[i]);
+    const sim::ScenarioTotals totals = totals_of(config, scenarios[i], steps[i]);
+    for (const sim::StageTiming& t : steps[i].timings) {
+      rows.push_back(sweep_row(config, t, totals.bounds.at(t.stage)));
+      csv += sim::scenario_csv_row(config, t, totals);
+    }
   }
   return csv;
 }

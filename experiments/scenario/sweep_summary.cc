@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 
+#include "experiments/scenario/speedup_baseline.h"
+
 namespace compopt::cli {
 namespace {
 
@@ -52,7 +54,9 @@ struct Optimizer {
 struct Summary {
   std::vector<Group> groups;          // in row order
   std::vector<Optimizer> optimizers;  // in row order
-  size_t baseline = 0;                // index into optimizers
+  std::string training_baseline;      // the [training] baseline, or empty
+  // speedup_baseline of each optimizer.
+  std::map<std::string, std::string> baseline;
 };
 
 std::vector<std::string> key_of(const SweepRow& row) {
@@ -67,8 +71,9 @@ Optimizer& optimizer_named(std::vector<Optimizer>& optimizers, const std::string
   return optimizers.emplace_back(Optimizer{name, {}});
 }
 
-Summary summarize(const std::vector<SweepRow>& rows) {
+Summary summarize(const std::vector<SweepRow>& rows, const std::string& training_baseline) {
   Summary s;
+  s.training_baseline = training_baseline;
   std::map<std::vector<std::string>, size_t> index;
   for (const SweepRow& row : rows) {
     std::vector<std::string> key = key_of(row);
@@ -80,12 +85,8 @@ Summary summarize(const std::vector<SweepRow>& rows) {
     if (std::find(o.stages.begin(), o.stages.end(), row.stage) == o.stages.end())
       o.stages.push_back(row.stage);
   }
-  const auto full_precision = [](const Optimizer& o) {
-    return std::all_of(o.stages.begin(), o.stages.end(),
-                       [](const std::string& stage) { return stage == "full_precision"; });
-  };
-  const auto it = std::find_if(s.optimizers.begin(), s.optimizers.end(), full_precision);
-  s.baseline = it == s.optimizers.end() ? 0 : static_cast<size_t>(it - s.optimizers.begin());
+  for (const Optimizer& o : s.optimizers)
+    s.baseline[o.name] = speedup_baseline(o.name, training_baseline);
   return s;
 }
 
@@ -130,6 +131,41 @@ bool has_bounds(const Summary& s) {
   return false;
 }
 
+bool in_sweep(const Summary& s, const std::string& optimizer) {
+  return std::any_of(s.optimizers.begin(), s.optimizers.end(),
+                     [&](const Optimizer& o) { return o.name == optimizer; });
+}
+
+// The line that names what the speedups are against (speedup_baseline.h).
+std::string against_line(const Summary& s) {
+  const auto missing = [&](const std::string& name) {
+    return in_sweep(s, name) ? std::string() : std::string(", not in the sweep: no speedups");
+  };
+  if (!s.training_baseline.empty()) {
+    return wrapped({fmt::format("speedup against: {} (the [training] baseline{})",
+                                s.training_baseline, missing(s.training_baseline))},
+                   "");
+  }
+  std::vector<std::string> baselines;  // in the order of the optimizers they serve
+  std::map<std::string, std::vector<std::string>> served;
+  for (const Optimizer& o : s.optimizers) {
+    const std::string& base = s.baseline.at(o.name);
+    if (base == o.name) continue;
+    if (served[base].empty()) baselines.push_back(base);
+    served[base].push_back(o.name);
+  }
+  if (baselines.empty())
+    return "speedup against: none, every optimizer is its own registry baseline\n";
+  std::vector<std::string> items;
+  for (const std::string& base : baselines) {
+    const std::string paren = in_sweep(s, base) ? "" : " (not in the sweep)";
+    items.push_back(fmt::format("{}{} for {}", base, paren, fmt::join(served[base], ", ")));
+  }
+  items.front() = "speedup against: " + items.front();
+  items.back() += " (registry baselines)";
+  return wrapped(items, "; ");
+}
+
 std::string header(const Summary& s, const std::vector<size_t>& varying) {
   std::vector<std::string> fixed;
   for (size_t f = 0; f < group_fields().size(); ++f) {
@@ -138,27 +174,23 @@ std::string header(const Summary& s, const std::vector<size_t>& varying) {
       fixed.push_back(fmt::format("{} {}", group_fields()[f].label, value));
   }
   if (!fixed.empty()) fixed.front() = "same in all rows: " + fixed.front();
-  const Optimizer& base = s.optimizers[s.baseline];
-  std::vector<std::string> notes = {
-      fmt::format("ms per step (speedup over {}, {})", base.name,
-                  base.stages == std::vector<std::string>{"full_precision"}
-                      ? "the first full-precision optimizer"
-                      : "the first optimizer: none is full-precision")};
+  std::vector<std::string> notes = {"ms per step (speedup in parentheses)"};
   if (has_bounds(s)) notes.emplace_back("[low..high]: ms at the cluster's bandwidth spread");
   for (const Optimizer& o : s.optimizers)
     if (o.stages.size() > 1)
       notes.push_back(fmt::format("{}: {} stage (steady state)", o.name, o.stages.back()));
-  return (fixed.empty() ? "" : wrapped(fixed, ", ")) + wrapped(notes, "; ");
+  return (fixed.empty() ? "" : wrapped(fixed, ", ")) + wrapped(notes, "; ") + against_line(s);
 }
 
-std::string optimizer_cell(const Group& g, const Summary& s, size_t o) {
-  const auto mine = g.step_s.find(s.optimizers[o].name);
+std::string optimizer_cell(const Group& g, const Summary& s, const Optimizer& o) {
+  const auto mine = g.step_s.find(o.name);
   if (mine == g.step_s.end()) return "-";
   std::string ms = format_ms(mine->second);
-  const auto [low, high] = g.bounds_s.at(s.optimizers[o].name);
+  const auto [low, high] = g.bounds_s.at(o.name);
   if (high > 0 && high > low) ms += fmt::format(" [{}..{}]", format_ms(low), format_ms(high));
-  const auto base = g.step_s.find(s.optimizers[s.baseline].name);
-  if (o == s.baseline || base == g.step_s.end() || mine->second <= 0) return ms;
+  const std::string& baseline = s.baseline.at(o.name);
+  const auto base = g.step_s.find(baseline);
+  if (baseline == o.name || base == g.step_s.end() || mine->second <= 0) return ms;
   return fmt::format("{} ({:.2f}x)", ms, base->second / mine->second);
 }
 
@@ -201,9 +233,9 @@ SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing
           .step_time_high_s = bounds.step_time_high_s};
 }
 
-std::string sweep_summary(const std::vector<SweepRow>& rows) {
+std::string sweep_summary(const std::vector<SweepRow>& rows, const std::string& training_baseline) {
   if (rows.empty()) return "";
-  const Summary s = summarize(rows);
+  const Summary s = summarize(rows, training_baseline);
   const std::vector<size_t> varying = varying_fields(s.groups);
   std::vector<std::vector<std::string>> lines(1);
   for (size_t f : varying) lines[0].emplace_back(group_fields()[f].label);
@@ -211,7 +243,7 @@ std::string sweep_summary(const std::vector<SweepRow>& rows) {
   for (const Group& g : s.groups) {
     std::vector<std::string>& line = lines.emplace_back();
     for (size_t f : varying) line.push_back(g.key[f]);
-    for (size_t o = 0; o < s.optimizers.size(); ++o) line.push_back(optimizer_cell(g, s, o));
+    for (const Optimizer& o : s.optimizers) line.push_back(optimizer_cell(g, s, o));
   }
   return header(s, varying) + aligned(lines);
 }

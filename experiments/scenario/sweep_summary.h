@@ -1,11 +1,12 @@
 #pragma once
 // The compact result table `compopt sweep` prints after writing sweep.csv: one line per
 // scenario group (scenarios that differ only in the optimizer), each optimizer's step time in
-// ms and its speedup over the group's baseline.
+// ms and its speedup over its baseline in the group.
 //
-// - Baseline: the first optimizer of the sweep (in row order, which follows sweep.optimizers)
-//   whose every stage is "full_precision" (uncompressed ring allreduce: adam, momentum-sgd,
-//   lamb, ...); if none is, the first optimizer. speedup = baseline ms / optimizer ms.
+// - Baseline: speedup_baseline (speedup_baseline.h), the same optimizer sweep.csv's
+//   end_to_end_speedup is against and its speedup_baseline column names; a line under the
+//   header says which. speedup = baseline ms / optimizer ms; none for a baseline itself or
+//   where the group lacks the baseline.
 // - An optimizer with several stages (onebit-adam: warmup, compression) shows its last stage,
 //   the steady state the run spends most steps in; the header names it.
 // - Rows with bounds show them as [low..high] ms after the expected time (the step at the
@@ -13,7 +14,6 @@
 // - Fields equal in every group (workload, cluster, batch, ...) go into the header line; the
 //   others become columns, so the table stays narrow.
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -37,15 +37,11 @@ struct SweepRow {
   double step_time_low_s = 0, step_time_high_s = 0;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SweepRow, workload, cluster, topology, gpu, gpus, gpus_per_node,
-                                   nics_per_node, inter_node_gbps, batch_per_gpu, grad_accum,
-                                   overlap, buckets, optimizer, stage, step_time_s, step_time_low_s,
-                                   step_time_high_s)
-
 SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing,
                    const sim::StageBounds& bounds = {});
 
-// The table (several lines, each ending in '\n'); rows in sweep.csv order. Empty rows: "".
-std::string sweep_summary(const std::vector<SweepRow>& rows);
+// The table (several lines, each ending in '\n'); rows in sweep.csv order. `training_baseline`:
+// the [training] baseline (sim::TrainingSpec::baseline), or empty. Empty rows: "".
+std::string sweep_summary(const std::vector<SweepRow>& rows, const std::string& training_baseline);
 
 }  // namespace compopt::cli

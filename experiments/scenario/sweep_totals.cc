@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/util/csv_table.h"
+#include "experiments/scenario/speedup_baseline.h"
 #include "sim/scenario.h"
 
 namespace compopt::cli {
@@ -51,7 +52,7 @@ FinishedSweep finish_sweep(const std::string& csv, const sim::TrainingSpec& trai
         unfit.scenarios, unfit.lines.size());
     for (const std::string& line : unfit.lines) warning += line + "\n";
   }
-  return {sim::with_end_to_end_speedup(csv, training.baseline), warning};
+  return {with_speedup_columns(csv, training.baseline), warning};
 }
 
 std::string finish_sweep_csv(const std::string& csv, const sim::TrainingSpec& training) {

@@ -1,6 +1,6 @@
 #pragma once
-// What `compopt sweep` adds once every scenario has finished: the end_to_end_speedup column
-// (sim::with_end_to_end_speedup: each scenario against its group's baseline optimizer) and,
+// What `compopt sweep` adds once every scenario has finished: the columns end_to_end_speedup
+// and speedup_baseline (speedup_baseline.h: each scenario against its group's baseline) and,
 // on stdout, the count and list of the scenarios whose memory per GPU exceeds the GPU's
 // (sim/gpu_memory.h), with their numbers.
 

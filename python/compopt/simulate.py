@@ -1,10 +1,11 @@
 """compopt.simulate() and compopt.sweep(): the simulator as a library.
 
 Both return a pandas DataFrame read from the very CSV text that ``compopt profile`` writes as
-``profile.csv`` and ``compopt sweep`` writes as ``sweep.csv`` for the same inputs: the C++ code of
-the two commands computes the rows (experiments/scenario/scenario_rows.h), and validates every input
-first, so a bad key or value raises ``compopt.InvalidArgument`` naming it. The columns are those of
-docs/whatif.md, "The CSV columns". Each simulation runs in a forked process.
+``profile.csv`` and ``compopt sweep`` writes as ``sweep.csv`` for the same inputs: the C++
+code of the two commands computes the rows (experiments/scenario/scenario_rows.h), and
+validates every input first, so a bad key or value raises ``compopt.InvalidArgument`` naming
+it. The columns are those of docs/whatif.md, "The CSV columns". Each simulation runs in a
+forked process (experiments/scenario/forked_simulation.h).
 """
 import io
 import os

@@ -2,8 +2,9 @@
 // the text of profile.csv and sweep.csv from the code `compopt profile` and `compopt sweep` run
 // (experiments/scenario/scenario_rows.h, sweep_config.h). Inputs go through the CLI's own
 // validation first, in this process, so bad input raises compopt.InvalidArgument before anything is
-// simulated; then each simulation runs in a forked process (SimGrid allows one engine per
-// process), with the GIL released. A build without the simulator binds only have_simulator.
+// simulated; then each simulation runs in a forked process (experiments/scenario/
+// forked_simulation.h), with the GIL released. A build without the simulator binds only
+// have_simulator.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -15,15 +16,14 @@
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <numeric>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/util/error.h"
 #include "core/util/memory_budget.h"
 #include "experiments/scenario/forked_jobs.h"
+#include "experiments/scenario/forked_simulation.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/option_ranges.h"
 #include "experiments/scenario/scenario_rows.h"
@@ -107,28 +107,12 @@ void apply_source(sim::Scenario& s, toml::table& root, const py::handle& value,
   }
 }
 
-// simulate_profile_csv in a forked process. An InvalidArgument there (a platform file SimGrid
-// refuses) comes back as one: the child answers "csv\n" + the CSV or "invalid\n" + the message.
-std::string simulate_forked(const sim::Scenario& s) {
-  constexpr std::string_view kCsv = "csv\n", kInvalid = "invalid\n";
-  const auto work = [&](size_t) {
-    try {
-      return std::string(kCsv) + cli::simulate_profile_csv(s);
-    } catch (const InvalidArgument& e) {
-      return std::string(kInvalid) + e.what();
-    }
-  };
-  std::string answer;
-  {
-    const py::gil_scoped_release release;
-    answer = cli::run_forked({.count = 1,
-                              .parallel = 1,
-                              .work = work,
-                              .describe = [](size_t) { return std::string("simulate"); }})
-                 .front();
-  }
-  if (answer.starts_with(kInvalid)) throw InvalidArgument(answer.substr(kInvalid.size()));
-  return answer.substr(kCsv.size());
+// The scenarios' steps with their spread, in forked processes with the GIL released. An
+// InvalidArgument in a child (a platform file SimGrid refuses) comes back as one.
+std::vector<cli::SimulatedStep> simulate_released(const std::vector<sim::Scenario>& scenarios,
+                                                  int parallel) {
+  const py::gil_scoped_release release;
+  return cli::simulate_forked(scenarios, {.parallel = parallel, .spread = true});
 }
 
 std::string simulate_profile(const py::handle& workload, const py::handle& cluster,
@@ -148,7 +132,7 @@ std::string simulate_profile(const py::handle& workload, const py::handle& clust
   s = cli::scenario_from_table(s, std::move(root), "simulate");
   cli::check_simulation_memory(sim::resolve_scenario(s).cluster.gpus(), 1, "gpus",
                                MemoryBudget::of_this_machine());
-  return simulate_forked(s);
+  return cli::profile_csv(s, simulate_released({s}, 1).front());
 }
 
 cli::SweepConfig sweep_config_of(const py::handle& config) {
@@ -171,11 +155,9 @@ std::pair<std::string, std::string> sweep(const py::handle& config, int jobs) {
   cli::check_simulation_memory(cli::largest_gpus(c.scenarios),
                                std::min(parallel, static_cast<int>(c.scenarios.size())),
                                "sweep.gpus", MemoryBudget::of_this_machine());
-  std::vector<size_t> all(c.scenarios.size());
-  std::iota(all.begin(), all.end(), size_t{0});
-  const py::gil_scoped_release release;
+  const std::vector<cli::SimulatedStep> steps = simulate_released(c.scenarios, parallel);
   std::vector<cli::SweepRow> rows;
-  const std::string csv = cli::sweep_csv(cli::simulate_scenarios(c.scenarios, all, parallel), rows);
+  const std::string csv = cli::sweep_csv(c.scenarios, steps, rows);
   cli::FinishedSweep finished = cli::finish_sweep(csv, c.scenarios.front().training);
   return {std::move(finished.csv), std::move(finished.warning)};
 }

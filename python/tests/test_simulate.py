@@ -100,6 +100,7 @@ def test_sweep_of_a_dict_and_of_its_file_equal_the_cli_sweep_csv(tmp_path):
     assert len(from_dict) == 6  # adam: 1 stage, onebit-adam: 2 stages, at 2 bandwidths
     speedups = from_dict.dropna(subset=["end_to_end_speedup"])
     assert set(speedups["optimizer"]) == {"adam", "onebit-adam"}
+    assert set(from_dict["speedup_baseline"]) == {"adam"}  # onebit-adam's registry baseline
 
 
 def test_sweep_warns_about_scenarios_that_do_not_fit_in_memory():
@@ -182,3 +183,14 @@ def test_a_platform_file_simgrid_refuses_raises_invalid_argument(tmp_path):
     path.write_text("<platform>not closed")
     with pytest.raises(compopt.InvalidArgument, match=f"platform file '{path}' is malformed"):
         compopt.simulate("bert-large-seq128", "ethernet-v100-4", platform=str(path))
+
+
+def test_a_platform_file_simgrid_refuses_in_a_sweep_raises_invalid_argument(tmp_path):
+    path = tmp_path / "bad.xml"
+    path.write_text("<platform>not closed")
+    config = {"workload": {"name": "bert-large-seq128"},
+              "cluster": {"preset": "ethernet-v100-4", "platform": str(path)},
+              "sweep": {"optimizers": "adam", "gpus": 8}}
+    with pytest.raises(compopt.InvalidArgument,
+                       match=rf"scenario 1 \(adam on 8 GPUs\) failed: platform file '{path}'"):
+        compopt.sweep(config)

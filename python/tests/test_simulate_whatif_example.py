@@ -1,6 +1,6 @@
-"""experiments/examples/whatif_from_python.py runs top to bottom with this interpreter and answers
-its question; its per-cluster answer (compopt.simulate) and its bandwidth sweep (compopt.sweep)
-agree on the scenario they share."""
+"""experiments/examples/whatif_from_python.py runs top to bottom with this interpreter and
+answers its question; its per-cluster answer (compopt.simulate) and its bandwidth sweep
+(compopt.sweep) agree on the scenario they share."""
 import os
 import re
 import subprocess

@@ -35,7 +35,7 @@ grep -q '"ranks": 1' serial/run.json || fail "serial run.json lacks \"ranks\": 1
 
 # The table: one line per (gpus, bandwidth) group, in sweep.csv's order; adam's step time in
 # ms and onebit-adam's compression stage with its speedup, both recomputed here from the CSV.
-grep -q "speedup over adam, the first full-precision optimizer" serial.log \
+grep -q "speedup against: adam for onebit-adam, birder (registry baselines)" serial.log \
   || fail "table header lacks the baseline: $(cat serial.log)"
 grep -q "onebit-adam: compression stage (steady state)" serial.log \
   || fail "table header lacks onebit-adam's stage"

@@ -48,7 +48,7 @@ tail = ["total_steps", "warmup_steps", "time_to_train_h", "time_to_train_low_h",
         "memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb",
         "memory_activations_gb", "memory_total_gb", "gpu_memory_gb", "fits_in_memory",
         "nics_per_node", "rail_optimized", "algorithm",
-        "end_to_end_speedup"]
+        "end_to_end_speedup", "speedup_baseline"]
 assert header[-len(tail):] == tail, header
 time = {}
 stages = {}

@@ -1,4 +1,4 @@
-// Time to train, time to target and end-to-end speedup against hand-computed hours from
+// Time to train and time to target against hand-computed hours from
 // stage times the tests choose (not the simulator's, so a change of the compute model does
 // not move them).
 
@@ -7,7 +7,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "sim/scenario.h"
 #include "tests/support/invalid_argument_message.h"
@@ -192,55 +191,6 @@ TEST(FirstStepReaching, AccuracyUpwardsLossDownwardsEmptyCellsSkipped) {
               HasSubstr("no column 'test_loss'"));
   EXPECT_THROW(first_step_reaching("epoch,test_accuracy\n1,0.9\n", "m.csv", "test_accuracy", 0.5),
                InvalidArgument);
-}
-
-// A sweep CSV with the columns the speedup reads: two groups (gpus 8 and 16).
-std::string sweep_csv(const std::string& rows) {
-  return "workload,cluster,topology,nodes,gpus_per_node,gpus,inter_node_gbit_s,batch_per_gpu,"
-         "grad_accum,overlap,gpu,compute_precision,nics_per_node,rail_optimized,optimizer,stage,"
-         "time_to_train_h\n" +
-         rows;
-}
-
-std::string row(int gpus, const std::string& optimizer, const std::string& stage,
-                const std::string& hours) {
-  return "w,c,star,2," + std::to_string(gpus / 2) + "," + std::to_string(gpus) +
-         ",40,16,1,0,V100,fp16,1,0," + optimizer + "," + stage + "," + hours + "\n";
-}
-
-TEST(EndToEndSpeedup, EachRowAgainstItsGroupsBaseline) {
-  const std::string csv =
-      sweep_csv(row(8, "adam", "full_precision", "6") + row(8, "onebit-adam", "warmup", "2") +
-                row(8, "onebit-adam", "compression", "2") + row(8, "birder", "compression", "1.5") +
-                row(16, "onebit-adam", "warmup", "3") + row(16, "lamb", "full_precision", "4") +
-                row(16, "onebit-lamb", "compression", ""));
-  const std::vector<std::string> expected = {"1.0000", "3.0000", "3.0000", "4.0000",
-                                             "",             // no adam among the 16-GPU scenarios
-                                             "1.0000", ""};  // no time to train
-  std::istringstream lines(with_end_to_end_speedup(csv, ""));
-  std::string line;
-  std::getline(lines, line);
-  EXPECT_THAT(line, testing::EndsWith(",time_to_train_h,end_to_end_speedup"));
-  for (const std::string& cell : expected) {
-    ASSERT_TRUE(std::getline(lines, line));
-    EXPECT_EQ(line.substr(line.rfind(',') + 1), cell) << line;
-  }
-  // A baseline for all: birder against 1.5 h.
-  std::istringstream against_birder(with_end_to_end_speedup(csv, "birder"));
-  std::getline(against_birder, line);
-  std::getline(against_birder, line);
-  EXPECT_EQ(line.substr(line.rfind(',') + 1), "0.2500");
-}
-
-TEST(EndToEndSpeedup, EveryDeclaredBaselineIsARegisteredBaseline) {
-  for (const OptimizerEntry& e : optimizer_registry().entries()) {
-    if (e.baseline.empty()) continue;
-    ASSERT_TRUE(optimizer_registry().contains(e.baseline)) << e.name;
-    EXPECT_EQ(optimizer_registry().get(e.baseline).baseline, "") << e.name;
-    // A baseline sends its gradient uncompressed.
-    for (const StageSpec& stage : optimizer_registry().get(e.baseline).stages)
-      EXPECT_EQ(stage.pattern, CommPattern::kRing) << e.name;
-  }
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/util/error.h"
+
 namespace compopt::cli {
 namespace {
 
@@ -50,6 +52,21 @@ TEST(ForkedJobs, ThrowingJobNamesItselfAndItsMessage) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("job 2 failed: bad bandwidth 0"), std::string::npos)
         << e.what();
+  }
+}
+
+// An InvalidArgument in the child (bad input found only there, e.g. a platform file the
+// simulator refuses) is one in the parent too, so that callers report it as bad input.
+TEST(ForkedJobs, InvalidArgumentInAJobIsInvalidArgumentInTheParent) {
+  const auto work = [](size_t i) -> std::string {
+    if (i == 1) throw InvalidArgument("gpus = 7, expected a multiple of 4");
+    return "ok";
+  };
+  try {
+    run_forked({.count = 3, .parallel = 1, .work = work, .describe = describe});
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(std::string(e.what()), "job 1 failed: gpus = 7, expected a multiple of 4");
   }
 }
 

@@ -50,7 +50,7 @@ std::vector<SweepRow> two_groups() {
 }
 
 TEST(SweepSummary, OneLinePerGroupWithSpeedupsOverTheBaseline) {
-  const std::string summary = sweep_summary(two_groups());
+  const std::string summary = sweep_summary(two_groups(), "");
   EXPECT_EQ(table_lines(summary, "gpus"),
             (std::vector<std::string>{"gpus  adam    onebit-adam         birder",
                                       "   8  2000  500.0 (4.00x)  400.0 (5.00x)",
@@ -58,8 +58,9 @@ TEST(SweepSummary, OneLinePerGroupWithSpeedupsOverTheBaseline) {
 }
 
 TEST(SweepSummary, HeaderNamesTheBaselineTheSteadyStageAndTheFixedFields) {
-  const std::string summary = sweep_summary(two_groups());
-  EXPECT_THAT(summary, HasSubstr("speedup over adam, the first full-precision optimizer"));
+  const std::string summary = sweep_summary(two_groups(), "");
+  EXPECT_THAT(summary,
+              HasSubstr("\nspeedup against: adam for onebit-adam, birder (registry baselines)\n"));
   EXPECT_THAT(summary, HasSubstr("onebit-adam: compression stage (steady state)"));
   EXPECT_THAT(summary, HasSubstr("same in all rows: workload w, cluster c, topology star"));
   EXPECT_THAT(summary, HasSubstr("Gbit/s 40"));
@@ -78,32 +79,60 @@ TEST(SweepSummary, VaryingFieldsBecomeColumns) {
   rows.push_back(rows[1]);
   rows[2].inter_node_gbps = rows[3].inter_node_gbps = 400;
   rows[2].step_time_s = 0.5;
-  const std::string summary = sweep_summary(rows);
+  const std::string summary = sweep_summary(rows, "");
   EXPECT_EQ(
       table_lines(summary, "Gbit/s"),
       (std::vector<std::string>{"Gbit/s   adam         birder", "    40   1000  250.0 (4.00x)",
                                 "   400  500.0  250.0 (2.00x)"}));
 }
 
-TEST(SweepSummary, BaselineIsTheFirstFullPrecisionOptimizerEvenWhenListedLater) {
-  const std::string summary = sweep_summary(
-      {row(8, "birder", "compression", 0.05), row(8, "momentum-sgd", "full_precision", 0.2)});
-  EXPECT_THAT(summary, HasSubstr("speedup over momentum-sgd"));
-  EXPECT_EQ(table_lines(summary, "birder").back(), "50.00 (4.00x)         200.0");
+// Each optimizer against its own baseline (speedup_baseline.h), wherever the sweep lists it:
+// birder against adam, listed last; lamb, listed first and a baseline itself, has no speedup.
+TEST(SweepSummary, EachOptimizerAgainstItsRegistryBaseline) {
+  const std::string summary =
+      sweep_summary({row(8, "lamb", "full_precision", 0.1), row(8, "birder", "compression", 0.05),
+                     row(8, "adam", "full_precision", 0.2)},
+                    "");
+  EXPECT_THAT(summary, HasSubstr("speedup against: adam for birder (registry baselines)"));
+  EXPECT_EQ(table_lines(summary, "lamb").back(), "100.0  50.00 (4.00x)  200.0");
 }
 
-TEST(SweepSummary, WithoutFullPrecisionOptimizerTheFirstIsTheBaseline) {
+TEST(SweepSummary, ABaselineOutsideTheSweepGivesNoSpeedup) {
   const std::string summary = sweep_summary(
-      {row(8, "birder", "compression", 0.5), row(8, "ef-momentum-sgd", "compression", 0.25)});
+      {row(8, "birder", "compression", 0.5), row(8, "ef-momentum-sgd", "compression", 0.25)}, "");
+  EXPECT_THAT(summary, HasSubstr("\nspeedup against: adam (not in the sweep) for birder;\n"
+                                 "  momentum-sgd (not in the sweep) for ef-momentum-sgd (registry "
+                                 "baselines)\n"));
+  EXPECT_EQ(table_lines(summary, "birder").back(), " 500.0            250.0");
+}
+
+TEST(SweepSummary, OnlyBaselinesGiveNoSpeedup) {
+  const std::string summary = sweep_summary(
+      {row(8, "adam", "full_precision", 0.5), row(8, "lamb", "full_precision", 0.25)}, "");
   EXPECT_THAT(summary,
-              HasSubstr("speedup over birder, the first optimizer: none is full-precision"));
-  EXPECT_THAT(summary, HasSubstr(" 500.0    250.0 (2.00x)\n"));
+              HasSubstr("speedup against: none, every optimizer is its own registry baseline"));
+  EXPECT_THAT(summary, Not(HasSubstr("x)")));
+}
+
+// The [training] baseline replaces every optimizer's: here birder, so adam and onebit-adam
+// are slower than it (400 ms / theirs).
+TEST(SweepSummary, TheTrainingBaselineIsEveryOptimizers) {
+  const std::string summary = sweep_summary(two_groups(), "birder");
+  EXPECT_THAT(summary, HasSubstr("\nspeedup against: birder (the [training] baseline)\n"));
+  EXPECT_EQ(table_lines(summary, "gpus"),
+            (std::vector<std::string>{"gpus          adam    onebit-adam  birder",
+                                      "   8  2000 (0.20x)  500.0 (0.80x)   400.0",
+                                      "  16  3000 (0.50x)   1000 (1.50x)    1500"}));
+  const std::string absent = sweep_summary(two_groups(), "lamb");
+  EXPECT_THAT(absent, HasSubstr("speedup against: lamb (the [training] baseline, not in the "
+                                "sweep: no speedups)"));
+  EXPECT_THAT(absent, Not(HasSubstr("x)")));
 }
 
 TEST(SweepSummary, MissingOptimizerOfAGroupIsADash) {
   std::vector<SweepRow> rows = two_groups();
   rows.pop_back();  // birder on 16 GPUs
-  EXPECT_EQ(table_lines(sweep_summary(rows), "gpus").back(),
+  EXPECT_EQ(table_lines(sweep_summary(rows, ""), "gpus").back(),
             "  16  3000   1000 (3.00x)              -");
 }
 
@@ -116,13 +145,13 @@ TEST(SweepSummary, BoundsFollowTheExpectedTime) {
   rows[0].step_time_high_s = 2.5;
   rows[1].step_time_low_s = 0.45;
   rows[1].step_time_high_s = 0.6;
-  const std::string summary = sweep_summary(rows);
+  const std::string summary = sweep_summary(rows, "");
   EXPECT_THAT(summary, HasSubstr("[low..high]: ms at the cluster's bandwidth spread"));
   EXPECT_EQ(table_lines(summary, "adam").back(), "2000 [1800..2500]  500.0 [450.0..600.0] (4.00x)");
-  EXPECT_THAT(sweep_summary(two_groups()), Not(HasSubstr("low..high")));
+  EXPECT_THAT(sweep_summary(two_groups(), ""), Not(HasSubstr("low..high")));
 }
 
-TEST(SweepSummary, EmptyRowsGiveNoTable) { EXPECT_EQ(sweep_summary({}), ""); }
+TEST(SweepSummary, EmptyRowsGiveNoTable) { EXPECT_EQ(sweep_summary({}, ""), ""); }
 
 TEST(SweepSummary, SweepRowTakesTheResolvedValues) {
   sim::Scenario scenario;
