@@ -2,18 +2,20 @@
 """Speedup over the baseline against GPU count for a `compopt sweep` run: one
 panel per inter-node bandwidth (and per value of any other axis the sweep varies:
 batch, accumulation, topology, ...), one line per optimizer, a line at 1 for the
-baseline itself.
+baselines themselves.
 
-Baseline and stage follow the table `compopt sweep` prints: the baseline is the
-first optimizer of sweep.csv (its order is sweep.optimizers) whose every stage is
-full_precision, else the first optimizer; an optimizer with several stages
-(onebit-adam: warmup, compression) is drawn with its last, steady-state stage.
-speedup = baseline step_time_s / optimizer step_time_s in the same scenario.
+Baseline and stage follow the table `compopt sweep` prints: each optimizer is compared
+with the baseline sweep.csv names in its speedup_baseline column (the [training]
+baseline, else the optimizer registry's: adam for 1-bit Adam and Birder, lamb for
+1-bit LAMB); an optimizer that is its own baseline is the line at 1. An optimizer with
+several stages (onebit-adam: warmup, compression) is drawn with its last, steady-state
+stage. speedup = baseline step_time_s / optimizer step_time_s in the same scenario; a
+scenario without its baseline's row has no point.
 
 Usage: python3 analysis/plot_sweep.py RUN_DIR
 Reads RUN_DIR/sweep.csv (workload, cluster, topology, optimizer, stage,
 gpus_per_node, gpus, inter_node_gbit_s, batch_per_gpu, grad_accum, overlap,
-step_time_s; other columns are ignored) and writes RUN_DIR/figures/sweep.png and
+step_time_s, speedup_baseline; other columns are ignored) and writes RUN_DIR/figures/sweep.png and
 .pdf.
 """
 import math
@@ -33,7 +35,7 @@ SCENARIO = ["workload", "cluster", "topology", "gpu", "gpus_per_node", "nics_per
 SCHEMA = {"workload": "s", "cluster": "s", "topology": "s", "gpu": "s", "optimizer": "s",
           "stage": "s", "gpus_per_node": "i", "nics_per_node": "i", "gpus": "i",
           "inter_node_gbit_s": "f", "batch_per_gpu": "i", "grad_accum": "i", "overlap": ("0", "1"),
-          "step_time_s": "f"}
+          "step_time_s": "f", "speedup_baseline": "s"}
 # How panel titles name the scenario columns other than gpus.
 _TITLES = {"workload": "%s", "cluster": "%s", "topology": "%s topology", "gpu": "%s",
            "gpus_per_node": "%s GPUs/node", "nics_per_node": "%s NICs/node",
@@ -53,9 +55,9 @@ def _describe(column, value):
 
 
 def scenarios(table):
-    """Dict scenario key -> {optimizer: step time of its last stage}, in row order;
-    and the optimizers with their stages, in row order."""
-    steps, stages = {}, {}
+    """Dict scenario key -> {optimizer: step time of its last stage}, in row order; the
+    optimizers with their stages, in row order; and each optimizer's baseline."""
+    steps, stages, baselines = {}, {}, {}
     seen = set()
     for line, r in enumerate(table.rows, start=2):
         key = tuple(r[c] for c in SCENARIO)
@@ -68,35 +70,35 @@ def scenarios(table):
         optimizer_stages = stages.setdefault(r["optimizer"], [])
         if r["stage"] not in optimizer_stages:
             optimizer_stages.append(r["stage"])
-    return steps, stages
-
-
-def baseline(stages):
-    """The first optimizer whose every stage is full_precision, else the first."""
-    for optimizer, names in stages.items():
-        if all(s == "full_precision" for s in names):
-            return optimizer
-    return next(iter(stages))
+        if baselines.setdefault(r["optimizer"], r["speedup_baseline"]) != r["speedup_baseline"]:
+            raise cp.CsvError("%s: line %d gives optimizer %s the speedup_baseline %s, an earlier "
+                              "line %s" % (table.path, line, r["optimizer"], r["speedup_baseline"],
+                                           baselines[r["optimizer"]]))
+    return steps, stages, baselines
 
 
 def speedups(table):
-    """(baseline, stages, {panel key: {optimizer: [(gpus, speedup)] by gpus}}), the
-    panel key being the scenario without gpus."""
-    steps, stages = scenarios(table)
-    base = baseline(stages)
+    """({optimizer: its baseline}, stages, {panel key: {optimizer: [(gpus, speedup)] by
+    gpus}}), the panel key being the scenario without gpus; baselines themselves are not
+    in the panels."""
+    steps, stages, baselines = scenarios(table)
     gpus_at = SCENARIO.index("gpus")
     panels = {}
     for key, step_of in steps.items():
         panel = panels.setdefault(key[:gpus_at] + key[gpus_at + 1:], {})
-        if step_of.get(base) is None:
-            continue
         for optimizer, step in step_of.items():
-            if step > 0:
+            base = baselines[optimizer]
+            if base != optimizer and step_of.get(base) is not None and step > 0:
                 panel.setdefault(optimizer, []).append((key[gpus_at], step_of[base] / step))
     for panel in panels.values():
         for series in panel.values():
             series.sort()
-    return base, stages, panels
+    return baselines, stages, panels
+
+
+def baseline_names(baselines):
+    """The baselines' labels, in order of first appearance."""
+    return ", ".join(cp.label(b) for b in dict.fromkeys(baselines.values()))
 
 
 def _panel_title(key, varying):
@@ -104,13 +106,11 @@ def _panel_title(key, varying):
                      if c in varying) or "all scenarios"
 
 
-def _draw_panel(ax, panel, base, stages, gpus):
+def _draw_panel(ax, panel, baselines, stages, gpus):
     from matplotlib.ticker import FixedLocator, NullLocator
-    ax.axhline(1.0, color=cp.color(base), linestyle="--", linewidth=1,
-               label="%s (baseline)" % cp.label(base))
+    names = baseline_names(baselines)
+    ax.axhline(1.0, color="0.4", linestyle="--", linewidth=1, label="%s (baseline)" % names)
     for optimizer, series in panel.items():
-        if optimizer == base:
-            continue
         name = cp.label(optimizer)
         if len(stages[optimizer]) > 1:
             name += " (%s stage)" % stages[optimizer][-1]
@@ -122,13 +122,13 @@ def _draw_panel(ax, panel, base, stages, gpus):
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticklabels([str(g) for g in gpus])
     ax.set_xlabel("GPUs")
-    ax.set_ylabel("speedup over %s" % cp.label(base))
+    ax.set_ylabel("speedup over %s" % names)
     ax.legend(loc="best")
 
 
 def plot(run_dir):
     table = cp.read_csv(os.path.join(run_dir, FOLDER, "sweep.csv"), SCHEMA)
-    base, stages, panels = speedups(table)
+    baselines, stages, panels = speedups(table)
     keys = list(panels)
     varying = {c for i, c in enumerate(_PANEL) if len({k[i] for k in keys}) > 1}
     ncols = min(3, len(keys))
@@ -136,14 +136,14 @@ def plot(run_dir):
     fig, axes = cp.figure(nrows, ncols, panel=(4.6, 3.4))
     gpus = sorted(set(table.values("gpus")))
     for ax, key in zip(axes.flat, keys):
-        _draw_panel(ax, panels[key], base, stages, gpus)
+        _draw_panel(ax, panels[key], baselines, stages, gpus)
         ax.set_title(_panel_title(key, varying), fontsize=9)
     for ax in list(axes.flat)[len(keys):]:
         ax.set_visible(False)
     fixed = [_describe(c, keys[0][i]) for i, c in enumerate(_PANEL)
              if c not in varying and c in ("workload", "cluster")]
     fig.suptitle("Speedup over %s by GPU count (simulated step time%s)"
-                 % (cp.label(base), "; " + ", ".join(fixed) if fixed else ""))
+                 % (baseline_names(baselines), "; " + ", ".join(fixed) if fixed else ""))
     return fig
 
 

@@ -10,29 +10,30 @@ from test_figures import check_pdf, check_png
 
 HEADER = ("workload,cluster,topology,optimizer,stage,nodes,gpus_per_node,gpus,inter_node_gbit_s,"
           "inter_node_efficiency,inter_node_effective_gbit_s,batch_per_gpu,grad_accum,overlap,"
-          "step_time_s,throughput_samples_s,gpu,compute_utilization,nics_per_node")
+          "step_time_s,throughput_samples_s,gpu,compute_utilization,nics_per_node,speedup_baseline")
 
 # Step time (s) by optimizer, stage and (gpus, Gbit/s); 1-bit Adam's warmup equals Adam.
 ADAM = {(8, 40): 2.0, (16, 40): 2.4, (8, 160): 0.8, (16, 160): 1.0}
+# The optimizer each is compared with, as compopt sweep writes it in speedup_baseline.
+BASELINES = {"adam": "adam", "onebit-adam": "adam", "birder": "adam"}
 STEPS = [("adam", "full_precision", ADAM),
          ("onebit-adam", "warmup", ADAM),
          ("onebit-adam", "compression", {(8, 40): 0.5, (16, 40): 0.6, (8, 160): 0.4,
                                          (16, 160): 0.5}),
          ("birder", "compression", {(8, 40): 0.4, (16, 40): 0.8, (8, 160): 0.2, (16, 160): 0.25})]
-# adam / compression stage, by hand.
-EXPECTED = {40: {"adam": [(8, 1.0), (16, 1.0)], "onebit-adam": [(8, 4.0), (16, 4.0)],
-                 "birder": [(8, 5.0), (16, 3.0)]},
-            160: {"adam": [(8, 1.0), (16, 1.0)], "onebit-adam": [(8, 2.0), (16, 2.0)],
-                  "birder": [(8, 4.0), (16, 4.0)]}}
+# adam / compression stage, by hand (adam itself is the line at 1, not a series).
+EXPECTED = {40: {"onebit-adam": [(8, 4.0), (16, 4.0)], "birder": [(8, 5.0), (16, 3.0)]},
+            160: {"onebit-adam": [(8, 2.0), (16, 2.0)], "birder": [(8, 4.0), (16, 4.0)]}}
 
 
-def sweep_lines(steps=STEPS):
+def sweep_lines(steps=STEPS, baselines=BASELINES):
     lines = [HEADER]
     for optimizer, stage, times in steps:
         for (gpus, gbps), t in times.items():
             lines.append("bert-large-seq128,ethernet-v100-4,star,%s,%s,%d,4,%d,%d,0.5,%g,16,1,0,"
-                         "%.6e,%.3f,V100-16GB,0.5,1" % (optimizer, stage, gpus // 4, gpus, gbps,
-                                                        gbps / 2, t, gpus * 16 / t))
+                         "%.6e,%.3f,V100-16GB,0.5,1,%s"
+                         % (optimizer, stage, gpus // 4, gpus, gbps, gbps / 2, t, gpus * 16 / t,
+                            baselines[optimizer]))
     return lines
 
 
@@ -56,8 +57,8 @@ def panel_key(gbps):
 def test_speedups_by_hand(sweep_dir):
     import plot_sweep
     table = cp.read_csv(str(sweep_dir / "sweep.csv"), plot_sweep.SCHEMA)
-    base, stages, panels = plot_sweep.speedups(table)
-    assert base == "adam"
+    baselines, stages, panels = plot_sweep.speedups(table)
+    assert baselines == BASELINES
     assert stages["onebit-adam"] == ["warmup", "compression"]
     assert list(panels) == [panel_key(40), panel_key(160)]
     for gbps in (40, 160):
@@ -93,15 +94,25 @@ def test_script_and_plot_all_write_the_figure(sweep_dir):
     assert "plot_all: 1 drawn, 0 skipped, 0 failed" in result.stdout
 
 
-def test_baseline_is_the_first_full_precision_optimizer_else_the_first(tmp_path):
+def test_each_optimizer_against_the_baseline_sweep_csv_names(tmp_path):
     import plot_sweep
     path = tmp_path / "sweep.csv"
+    # The order of the rows does not matter: the baseline is named, not the first one.
     path.write_text("\n".join(sweep_lines(STEPS[3:] + STEPS[:3])) + "\n")
-    assert plot_sweep.speedups(cp.read_csv(str(path), plot_sweep.SCHEMA))[0] == "adam"
-    path.write_text("\n".join(sweep_lines(STEPS[3:] + STEPS[1:3])) + "\n")
-    base, _, panels = plot_sweep.speedups(cp.read_csv(str(path), plot_sweep.SCHEMA))
-    assert base == "birder"
-    assert_series(panels[panel_key(40)]["onebit-adam"], [(8, 0.8), (16, 0.8 / 0.6)])
+    _, _, panels = plot_sweep.speedups(cp.read_csv(str(path), plot_sweep.SCHEMA))
+    assert_series(panels[panel_key(40)]["birder"], EXPECTED[40]["birder"])
+    # Birder against 1-bit Adam (a [training] baseline would name one for all; by hand:
+    # 0.5 / 0.4 and 0.6 / 0.8), 1-bit Adam against Adam.
+    path.write_text("\n".join(sweep_lines(baselines=dict(BASELINES, birder="onebit-adam")))
+                    + "\n")
+    baselines, _, panels = plot_sweep.speedups(cp.read_csv(str(path), plot_sweep.SCHEMA))
+    assert plot_sweep.baseline_names(baselines) == "Adam, 1-bit Adam"
+    assert_series(panels[panel_key(40)]["birder"], [(8, 1.25), (16, 0.75)])
+    assert_series(panels[panel_key(40)]["onebit-adam"], EXPECTED[40]["onebit-adam"])
+    # Without the baseline's rows there is no point.
+    path.write_text("\n".join(sweep_lines(STEPS[1:])) + "\n")
+    _, _, panels = plot_sweep.speedups(cp.read_csv(str(path), plot_sweep.SCHEMA))
+    assert panels[panel_key(40)] == {}
 
 
 @pytest.mark.parametrize("edit, needle", [
