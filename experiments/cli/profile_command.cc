@@ -410,6 +410,23 @@ void add_calibration_flags(CLI::App& cmd, Options& o) {
                "nccl_tests_public.csv, out of sample (public_checks.csv)");
 }
 
+// --overlap's value: an overlap mode; the message of another word says how a bare --overlap
+// reads the word after it.
+CLI::Validator overlap_mode_check() {
+  return CLI::Validator(
+      [](std::string& value) {
+        try {
+          sim::parse_overlap_mode(value);
+          return std::string();
+        } catch (const InvalidArgument& e) {
+          return std::string(e.what()) +
+                 " (a bare --overlap takes the word after it as its value: write --overlap=on "
+                 "before a positional)";
+        }
+      },
+      "");
+}
+
 // The flags that shape the scenario beyond its presets: size, network, batch, overlap.
 void add_scenario_flags(CLI::App& cmd, Options& o) {
   cmd.add_option("--gpus", o.scenario.gpus, "GPUs (0 = the preset's)")->capture_default_str();
@@ -423,10 +440,17 @@ void add_scenario_flags(CLI::App& cmd, Options& o) {
                  "micro-batch per GPU (0 = the workload's)");
   cmd.add_option("--grad-accum", o.scenario.grad_accum, "gradient accumulation steps")
       ->capture_default_str();
+  // --overlap off, --overlap=off and a bare --overlap (= on) alike. A bare --overlap takes
+  // the word after it as its value (a positional too, refused by the check), so write
+  // --overlap=on or put it after the positional.
   cmd.add_flag("--overlap{on}", o.overlap,
                "auto: each stage overlaps backward (DDP-style buckets) as its optimizer's "
                "implementation does (docs/optimizers.md); on (bare --overlap): every stage; off: "
-               "none")
+               "none. A bare --overlap takes the word after it as its value: before a "
+               "positional, write --overlap=on")
+      ->expected(0, 1)
+      ->type_name("[auto|on|off]")
+      ->check(overlap_mode_check())
       ->capture_default_str();
   cmd.add_option("--buckets", o.scenario.buckets,
                  "buckets of an overlapped stage (0 = 25 MB buckets)");

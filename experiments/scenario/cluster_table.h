@@ -7,7 +7,8 @@
 //   name                       the cluster's name (default: the preset's)
 //   gpu = "H100"               GPU preset, or a [cluster.gpu] table: preset (base), name,
 //                              fp32/tf32/fp16/bf16/fp8_tflops, hbm_gb, hbm_gbps,
-//                              max_utilization, layer_overhead_s
+//                              max_utilization, layer_overhead_s (a --set key under a GPU
+//                              given by name starts from that preset, config_overrides.h)
 //   nodes, gpus_per_node (0 = the preset's), nics_per_node        integers
 //   intra_node_fabric          pcie | nvlink | nvswitch: sets intra_node_gbps and
 //                              intra_node_latency_s for the GPU unless those keys are given

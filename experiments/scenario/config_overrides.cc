@@ -20,6 +20,27 @@ std::string trim(std::string_view s) {
   return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
 }
 
+// The tables a config may give by a preset's name instead (cluster_table.h: gpu = "H100" or
+// a [cluster.gpu] table whose `preset` is the base). A dotted --set key into one given by name
+// makes it the table {<name_key> = name} first, so the key changes that preset's values.
+struct NamedTable {
+  std::string_view path;
+  std::string_view name_key;
+};
+constexpr NamedTable kNamedTables[] = {{"cluster.gpu", "preset"}};
+
+const NamedTable* named_table(std::string_view path) {
+  for (const NamedTable& t : kNamedTables)
+    if (t.path == path) return &t;
+  return nullptr;
+}
+
+std::string named_table_list() {
+  std::string out;
+  for (const NamedTable& t : kNamedTables) out += (out.empty() ? "" : ", ") + std::string(t.path);
+  return out;
+}
+
 // The TOML value of `text`, or nullopt when it is not one. Dates and inline tables are
 // not config values: they stay text.
 std::optional<toml::table> toml_value(const std::string& text) {
@@ -34,14 +55,61 @@ std::optional<toml::table> toml_value(const std::string& text) {
   }
 }
 
-// {value = ...}: a TOML value, a bare comma list as an array, else the text as a string.
-toml::table parse_value(const std::string& text) {
-  if (auto parsed = toml_value(text)) return *parsed;
+// One item of an array written with bare words: a TOML value (number, boolean, quoted
+// string), else the word itself; nullopt for an empty item or one with brackets, quotes,
+// braces, '=' or blanks, which no word holds.
+std::optional<toml::table> array_item(const std::string& item) {
+  if (auto parsed = toml_value(item)) return parsed;
+  if (item.empty() || item.find_first_of("[]{}\"'= \t") != std::string::npos) return std::nullopt;
   toml::table holder;
-  if (text.find(',') == std::string::npos) {
-    holder.insert("value", text);
-    return holder;
+  holder.insert("value", item);
+  return holder;
+}
+
+// The items of `body` (the text between an array's brackets) split at the commas outside
+// quotes, trimmed; a trailing comma ends the list. nullopt when a quote does not close.
+std::optional<std::vector<std::string>> split_items(std::string_view body) {
+  std::vector<std::string> items;
+  std::string item;
+  char quote = 0;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (quote == 0 && c == ',') {
+      items.push_back(trim(item));
+      item.clear();
+      continue;
+    }
+    item += c;
+    if (quote == '"' && c == '\\' && i + 1 < body.size()) {
+      item += body[++i];
+    } else if (quote == 0 && (c == '"' || c == '\'')) {
+      quote = c;
+    } else if (c == quote) {
+      quote = 0;
+    }
   }
+  if (quote != 0) return std::nullopt;
+  if (!trim(item).empty() || items.empty()) items.push_back(trim(item));
+  return items;
+}
+
+// "[a, b, ...]" whose items may be bare words (not TOML, which quotes strings): the array of
+// the items, or nullopt when the brackets or an item are malformed.
+std::optional<toml::array> bracket_array(const std::string& text) {
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return std::nullopt;
+  const auto items = split_items(std::string_view(text).substr(1, text.size() - 2));
+  if (!items) return std::nullopt;
+  toml::array array;
+  for (const std::string& item : *items) {
+    const auto parsed = array_item(item);
+    if (!parsed) return std::nullopt;
+    array.push_back(*parsed->get("value"));
+  }
+  return array;
+}
+
+// A bare comma list (no brackets): each item a TOML value, else its text.
+toml::array comma_list(const std::string& text) {
   toml::array items;
   std::string::size_type start = 0;
   while (true) {
@@ -52,10 +120,31 @@ toml::table parse_value(const std::string& text) {
     } else {
       items.push_back(item);
     }
-    if (comma == std::string::npos) break;
+    if (comma == std::string::npos) return items;
     start = comma + 1;
   }
-  holder.insert("value", std::move(items));
+}
+
+// {value = ...}: a TOML value, an array in brackets (bare words allowed), a bare comma list
+// as an array, else the text as a string. A value in brackets that is no array throws,
+// naming the --set `text` and its `key`.
+toml::table parse_value(const std::string& value, const std::string& text, const std::string& key) {
+  if (auto parsed = toml_value(value)) return *parsed;
+  toml::table holder;
+  if (!value.empty() && value.front() == '[') {
+    auto array = bracket_array(value);
+    if (!array) {
+      throw InvalidArgument(fmt::format(
+          "--set '{}': key '{}': '{}' is no array, expected [a, b, ...] whose items are numbers, "
+          "true or false, words or quoted strings, separated by commas",
+          text, key, value));
+    }
+    holder.insert("value", std::move(*array));
+  } else if (value.find(',') != std::string::npos) {
+    holder.insert("value", comma_list(value));
+  } else {
+    holder.insert("value", value);
+  }
   return holder;
 }
 
@@ -81,24 +170,40 @@ ConfigOverride::ConfigOverride(const std::string& text, std::string_view example
     start = dot + 1;
   }
   value_text_ = trim(text.substr(eq + 1));
-  holder_ = parse_value(value_text_);
+  holder_ = parse_value(value_text_, text_, this->key());
 }
 
-std::string ConfigOverride::key() const {
+std::string ConfigOverride::key() const { return key_prefix(path_.size()); }
+
+std::string ConfigOverride::key_prefix(size_t names) const {
   std::string out;
-  for (const auto& name : path_) out += (out.empty() ? "" : ".") + name;
+  for (size_t i = 0; i < names && i < path_.size(); ++i) out += (i == 0 ? "" : ".") + path_[i];
   return out;
+}
+
+// The table at path_[i] of `table`: created when absent, made from a preset's name where the
+// config gives one by name (kNamedTables); throws when the name holds another value.
+toml::table& ConfigOverride::table_on_path(toml::table& table, size_t i) const {
+  const std::string& name = path_[i];
+  if (!table.contains(name)) table.insert(name, toml::table{});
+  toml::node& node = *table.get(name);
+  const std::string prefix = key_prefix(i + 1);
+  if (const NamedTable* named = named_table(prefix); named != nullptr && node.is_string()) {
+    toml::table from_name;
+    from_name.insert(named->name_key, *node.as_string());
+    table.insert_or_assign(name, std::move(from_name));
+    return *table.get(name)->as_table();
+  }
+  if (toml::table* t = node.as_table()) return *t;
+  throw InvalidArgument(fmt::format(
+      "--set '{}': '{}' is not a table ({} holds a value), so it has no key '{}'; a dotted key "
+      "goes into a table, or into {} given by a preset's name",
+      text_, name, prefix, path_[i + 1], named_table_list()));
 }
 
 void ConfigOverride::apply_to(toml::table& root) const {
   toml::table* table = &root;
-  for (size_t i = 0; i + 1 < path_.size(); ++i) {
-    if (!table->contains(path_[i])) table->insert(path_[i], toml::table{});
-    table = (*table)[path_[i]].as_table();
-    if (table == nullptr) {
-      throw InvalidArgument(fmt::format("--set '{}': '{}' is not a table", text_, path_[i]));
-    }
-  }
+  for (size_t i = 0; i + 1 < path_.size(); ++i) table = &table_on_path(*table, i);
   table->insert_or_assign(path_.back(), value());
 }
 

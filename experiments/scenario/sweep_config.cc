@@ -123,8 +123,11 @@ sim::Scenario with_cluster(const toml::table& root, sim::Scenario base) {
   toml::table table = *root["cluster"].as_table();
   if (!table.contains("preset") && !table.contains("name")) table.insert("preset", base.cluster);
   // profile's --gpu is the table's GPU unless the table names one, so the fabric defaults of
-  // intra_node_fabric come from that GPU.
+  // intra_node_fabric come from that GPU; a [cluster.gpu] table without a preset starts from it.
   if (!table.contains("gpu") && !base.gpu.empty()) table.insert("gpu", base.gpu);
+  if (toml::table* gpu = table["gpu"].as_table();
+      gpu && !gpu->contains("preset") && !base.gpu.empty())
+    gpu->insert("preset", base.gpu);
   base.gpus_per_node = count_key(root, "cluster.gpus_per_node", base.gpus_per_node);
   const toml::node* gpu = table.get("gpu");
   base.gpu = gpu != nullptr && gpu->is_table()

@@ -4,17 +4,14 @@
 # key), and leave an existing output directory and file exactly as they were.
 #   bad_input_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
-BIN=$1
 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 unset RANK WORLD_SIZE MASTER_ADDR MASTER_PORT COMPOPT_JOB_TOKEN  # not inside a launch
 RES=$WORK/results  # earlier results; also the working directory, where runs/<time> would appear
 mkdir -p "$RES"
 cd "$RES" || exit 1
-failures=0
 cases=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # Earlier results: a run directory with files, and a plain file given as --out. The commands
 # below pass --overwrite, so each reaches its own check: bad input must still leave the old
@@ -260,5 +257,4 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
 fi
 
 echo "$cases bad-input cases, $failures failure(s)"
-[ $failures -eq 0 ] || exit 1
-echo "all compopt bad-input checks passed"
+finish "all compopt bad-input checks passed"

@@ -2,11 +2,10 @@
 # scripts/check_function_length.py on a scratch git tree whose function lengths are known by
 # construction: signature line + N body lines + closing brace = N + 2 lines.
 #   function_length_test.sh SOURCE_DIR
-set -euo pipefail
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 script="$1/scripts/check_function_length.py"
-tree=$(mktemp -d)
-trap 'rm -rf "$tree"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+tree=$WORK
 
 # body N: N statement lines.
 body() { for ((i = 0; i < $1; ++i)); do echo "  x += $i;"; done; }
@@ -38,11 +37,8 @@ mkdir -p "$tree/tests"
 git -C "$tree" init -q
 git -C "$tree" add -A
 
-set +e
-out=$(python3 "$script" --root "$tree" --max-lines 60 2>&1)
-rc=$?
-set -e
-[[ $rc -eq 1 ]] || fail "exit $rc with functions over the limit, expected 1: $out"
+expect_exit 1 -- python3 "$script" --root "$tree" --max-lines 60  # functions over the limit
+out=$OUTPUT
 expected="a.cc:270 huge (122 lines)
 a.cc:197 c_entry (73 lines)
 a.cc:131 with_lambda (65 lines)
@@ -54,11 +50,8 @@ expected
 $expected"
 
 # Defaults: over the 60-line guide is listed as a guide; only the 122-line function fails.
-set +e
-out=$(python3 "$script" --root "$tree" 2>&1)
-rc=$?
-set -e
-[[ $rc -eq 1 ]] || fail "defaults: exit $rc with a 122-line function, expected 1: $out"
+expect_exit 1 -- python3 "$script" --root "$tree"  # defaults: a 122-line function
+out=$OUTPUT
 expected="a.cc:270 huge (122 lines)
 guide: a.cc:197 c_entry (73 lines)
 guide: a.cc:131 with_lambda (65 lines)
@@ -77,15 +70,8 @@ grep -qx 'a.cc:124 Box (5 lines)' <<<"$all" ||
 grep -qx 'a.cc:196 braces (1 lines)' <<<"$all" || fail "braces in literals/comments miscounted: $all"
 grep -q 'long_test' <<<"$all" && fail "tests/ is scanned: $all"
 
-set +e
-python3 "$script" --root "$tree" --max-lines 0 >/dev/null 2>"$tree/err"
-rc=$?
-set -e
-[[ $rc -eq 2 ]] || fail "--max-lines 0 exited $rc, expected 2"
-grep -q -- '--max-lines 0, expected an integer >= 1' "$tree/err" || fail "message: $(cat "$tree/err")"
-set +e
-python3 "$script" --root "$tree" --guide-lines 0 >/dev/null 2>"$tree/err"
-rc=$?
-set -e
-[[ $rc -eq 2 ]] || fail "--guide-lines 0 exited $rc, expected 2"
-echo "function_length_test: ok"
+expect_exit 2 -- python3 "$script" --root "$tree" --max-lines 0
+expect_contains "--max-lines 0" '--max-lines 0, expected an integer >= 1' "$OUTPUT"
+expect_exit 2 -- python3 "$script" --root "$tree" --guide-lines 0
+expect_contains "--guide-lines 0" '--guide-lines 0, expected an integer >= 1' "$OUTPUT"
+finish "function_length_test: ok"

@@ -4,11 +4,8 @@
 # config (gpus_per_node and its alias ranks_per_node, as --set key and as flag).
 #   help_version_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
-BIN=$1
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 # has NAME WANT TEXT: TEXT contains the fixed string WANT.
 has() { grep -qF -- "$2" <<<"$3" || fail "$1: output lacks '$2': $(head -c 600 <<<"$3")"; }
 
@@ -82,5 +79,4 @@ comm() { python3 -c 'import csv, sys; print([r["comm_s"] for r in csv.DictReader
 [ "$(comm "$WORK/e/profile.csv")" = "$(comm "$WORK/f/profile.csv")" ] \
   || fail "exported platform: comm_s differs from the generated platform"
 
-echo "$failures failure(s)"
-[ $failures -eq 0 ]
+finish

@@ -6,14 +6,11 @@
 # MASTER_PORT + 1, the token from TORCHELASTIC_RUN_ID), and bad layouts (exit code 2).
 #   launch_cli_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
-BIN=$1
 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 cd "$WORK" || exit 1
 unset RANK WORLD_SIZE MASTER_ADDR MASTER_PORT COMPOPT_JOB_TOKEN TORCHELASTIC_RUN_ID
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 port_pair() { /usr/bin/python3 "$SRC/tests/cli/free_port_pair.py"; }
 # The comm-bench both jobs run; its fp32 allreduce of 0.5 MB sends 2 (n-1)/n * 500000 bytes
 # per rank: 750000 at 4 ranks, 500000 at 2.
@@ -30,12 +27,10 @@ done
 grep -qx "\[rank 1\] py 1" py.log || fail "python3 under launch: $(cat py.log)"
 
 # --- a missing program: exit 2 naming it, no rank started ---
-"$BIN" launch -n 2 -- no-such-program-xyz --flag > missing.log 2>&1
-code=$?
-[ $code -eq 2 ] || fail "missing program exited $code, expected 2"
-grep -q "'no-such-program-xyz' is neither a compopt subcommand nor a program on PATH" missing.log \
-  || fail "missing program message: $(cat missing.log)"
-grep -q "^\[rank" missing.log && fail "a rank started for a missing program: $(cat missing.log)"
+expect_exit 2 -- "$BIN" launch -n 2 -- no-such-program-xyz --flag
+expect_contains "missing program" \
+  "'no-such-program-xyz' is neither a compopt subcommand nor a program on PATH" "$OUTPUT"
+grep -q "^\[rank" <<<"$OUTPUT" && fail "a rank started for a missing program: $OUTPUT"
 
 # --- the launcher holds no port: its rank can bind the MASTER_PORT the launcher picked ---
 "$BIN" launch -n 1 -- /usr/bin/python3 -c \
@@ -121,11 +116,9 @@ kill $store $blocker 2>/dev/null
 expect_bad() {
   local want=$1
   shift
-  "$BIN" launch "$@" -- sh -c 'echo started' > bad.log 2>&1
-  local code=$?
-  [ $code -eq 2 ] || fail "launch $* exited $code, expected 2"
-  grep -qF -- "$want" bad.log || fail "launch $*: no '$want' in $(cat bad.log)"
-  grep -q started bad.log && fail "launch $* started ranks"
+  expect_exit 2 -- "$BIN" launch "$@" -- sh -c 'echo started'
+  expect_contains "launch $*" "$want" "$OUTPUT"
+  grep -q started <<<"$OUTPUT" && fail "launch $* started ranks"
 }
 expect_bad "--nnodes 0" --nnodes 0
 expect_bad "--node-rank 2" --nnodes 2 --node-rank 2 --master-port 29999 --run-id x
@@ -137,8 +130,4 @@ expect_bad "--job-token of 5 characters" --job-token short
 expect_bad "not both" --job-token 0123456789abcdef0 --run-id x
 COMPOPT_JOB_TOKEN=abc expect_bad "COMPOPT_JOB_TOKEN of 3 characters"
 
-if [ $failures -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all compopt launch CLI checks passed"
+finish "all compopt launch CLI checks passed"

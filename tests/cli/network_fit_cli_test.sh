@@ -6,11 +6,8 @@
 # profile prints and writes low <= expected <= high.
 #   network_fit_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
-BIN=$1
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 
 "$BIN" profile --calibration --fit --out "$WORK/fit" > "$WORK/fit.log" 2>&1 ||
   fail "--fit failed: $(tail -3 "$WORK/fit.log")"
@@ -52,5 +49,4 @@ for r in csv.DictReader(open(sys.argv[1])):
     assert r["inter_node_spread_low"] == "0.846" and r["inter_node_spread_high"] == "1.037", r
 PY
 
-[ "$failures" -eq 0 ] && echo "network fit CLI: all checks passed"
-exit "$failures"
+finish "network fit CLI: all checks passed"

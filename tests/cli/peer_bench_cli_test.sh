@@ -6,12 +6,9 @@
 # the value; the summary recovers a per-peer and a per-step cost planted in a hand-made CSV.
 #   peer_bench_cli_test.sh PEER_BENCH_BINARY SOURCE_DIR
 set -uo pipefail
-BIN=$1
 SUMMARY=$2/experiments/validation/netns_peer_cost.py
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 
 "$BIN" --threads 3 --cycles 2 --rounds 5 --blocks 3 --out "$WORK/pb.csv" >"$WORK/pb.log" 2>&1 ||
   fail "3 ranks failed: $(tail -3 "$WORK/pb.log")"
@@ -39,10 +36,8 @@ expect() {
   local name=$1 message=$2
   shift 2
   rm -f "$WORK/bad.csv"
-  "$@" >"$WORK/bad.log" 2>&1
-  local rc=$?
-  ((rc == 2)) || fail "$name: exit $rc, expected 2: $(cat "$WORK/bad.log")"
-  grep -qF -- "$message" "$WORK/bad.log" || fail "$name: no '$message' in: $(cat "$WORK/bad.log")"
+  expect_exit 2 -- "$@"
+  expect_contains "$name" "$message" "$OUTPUT"
   [[ ! -e $WORK/bad.csv ]] || fail "$name: wrote a CSV"
 }
 expect "one rank" "--threads: Value 1 not in range" "$BIN" --threads 1 --out "$WORK/bad.csv"
@@ -77,8 +72,4 @@ grep -q "^n=2 cycles=1 .*diff    +0.00 us.*control" "$WORK/summary.txt" ||
 /usr/bin/python3 "$SUMMARY" "$WORK/pb.csv" >"$WORK/summary_pb.txt" 2>&1 ||
   fail "summary of a real run failed: $(cat "$WORK/summary_pb.txt")"
 
-if ((failures > 0)); then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "peer_bench CLI: all checks passed"
+finish "peer_bench CLI: all checks passed"

@@ -5,11 +5,8 @@
 # folder or --calibration is refused with exit code 2 before anything is simulated.
 #   profile_trace_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
-BIN=$1
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 
 "$BIN" profile --optimizer onebit-adam --gpus 8 --out "$WORK/run" --trace "$WORK/step.json" \
   > "$WORK/log" 2>&1 || fail "profile --trace failed: $(tail -3 "$WORK/log")"
@@ -59,5 +56,4 @@ expect_refusal "trace in a missing folder" "$WORK/none is not a directory" \
   --trace "$WORK/none/step.json"
 expect_refusal "trace with calibration" "expected no --calibration" --trace x.json --calibration
 
-[ "$failures" -eq 0 ] && echo "profile --trace: all checks passed"
-exit $((failures > 0))
+finish "profile --trace: all checks passed"

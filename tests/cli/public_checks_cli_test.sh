@@ -5,12 +5,9 @@
 # summary line is printed. No error value is pinned: the model changes, the data does not.
 #   public_checks_cli_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
-BIN=$1
 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 
 "$BIN" profile --public-checks --out "$WORK/pc" > "$WORK/pc.log" 2>&1 ||
   fail "--public-checks failed: $(tail -3 "$WORK/pc.log")"
@@ -35,5 +32,4 @@ for r, d in zip(rows, data):
     assert r["url"] == d["url"] and r["notes"], r
 PY
 
-[ "$failures" -eq 0 ] && echo "public checks CLI: all checks passed"
-exit "$failures"
+finish "public checks CLI: all checks passed"

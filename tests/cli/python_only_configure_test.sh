@@ -8,10 +8,7 @@
 #   python_only_configure_test.sh SOURCE_DIR
 set -uo pipefail
 SRC=$1
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 hidden=(-DCOMPOPT_PYTHON_ONLY=ON -DCOMPOPT_CUDA=OFF -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
         -DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON
@@ -40,5 +37,4 @@ fi
 tr -s ' \n' ' ' <"$WORK/bad.log" | grep -qF "fmt not found: no installed fmt package and no fmt/format.h in COMPOPT_FMT_INCLUDE_DIR='$WORK/none'" || \
   { cat "$WORK/bad.log"; fail "the refusal does not name COMPOPT_FMT_INCLUDE_DIR"; }
 
-((failures == 0)) && echo "python-only configure: ok"
-exit $((failures > 0))
+finish "python-only configure: ok"

@@ -5,15 +5,15 @@
 # tcp runs under `compopt launch -n 4`, mpi under MPIEXEC (exit 77, a ctest skip, without
 # it); the mpi messages checked are Open MPI's (mpirun names a killed rank itself).
 set -uo pipefail
-BIN=$1
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 BACKEND=$2
 SIG=$3
 MPIEXEC=${4:-}
 MPIEXEC_FLAGS=("${@:5}")
 VICTIM=2
-WORK=$(mktemp -d)
 job=
-trap '[ -n "$job" ] && kill -KILL "$job" 2>/dev/null; rm -rf "$WORK"' EXIT
+on_exit '[ -n "$job" ] && kill -KILL "$job" 2>/dev/null'
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 # True while fewer than $2 seconds passed since $1.
@@ -27,8 +27,7 @@ if [ "$BACKEND" = tcp ]; then
   rank_variable=RANK
 else
   if [ -z "$MPIEXEC" ] || ! command -v "$MPIEXEC" > /dev/null; then
-    echo "SKIP: no mpirun (MPIEXEC='$MPIEXEC')"
-    exit 77
+    skip "no mpirun (MPIEXEC='$MPIEXEC')"
   fi
   "$MPIEXEC" "${MPIEXEC_FLAGS[@]}" -np 4 "$BIN" "${args[@]}" > "$WORK/log" 2>&1 &
   job=$!
@@ -44,19 +43,17 @@ while [ -z "$victim" ] && within "$started" 30; do
   done
   sleep 0.2
 done
-[ -n "$victim" ] || { echo "FAIL: rank $VICTIM never started: $(cat "$WORK/log")"; exit 1; }
+[ -n "$victim" ] || { fail "rank $VICTIM never started: $(cat "$WORK/log")"; finish; }
 sleep 3  # connected and in the allreduce loop (setup takes well under a second)
 
 stopped=$(now)
 kill "-$SIG" "$victim"
 while kill -0 "$job" 2> /dev/null && within "$stopped" 30; do sleep 0.05; done
 elapsed=$(since "$stopped")
-kill -0 "$job" 2> /dev/null && { echo "FAIL: the job still runs 30 s after SIG$SIG"; exit 1; }
+kill -0 "$job" 2> /dev/null && { fail "the job still runs 30 s after SIG$SIG"; finish; }
 wait "$job"
 rc=$?
 job=
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 echo "SIG$SIG of rank $VICTIM ($BACKEND): the job ended after $elapsed s with exit code $rc"
 [ "$rc" -ne 0 ] || fail "exit code 0 after SIG$SIG of a rank"
 awk -v e="$elapsed" 'BEGIN { exit !(e < 10) }' || fail "ended after $elapsed s, expected < 10 s"
@@ -68,4 +65,4 @@ case "$BACKEND-$SIG" in
 esac
 grep -qF "$expected" "$WORK/log" || fail "no '$expected' in the output: $(tail -20 "$WORK/log")"
 grep -F "$expected" "$WORK/log" | head -2
-exit $((failures > 0))
+finish

@@ -5,12 +5,9 @@
 # the published numbers beside ours.
 #   reproduce_cli_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
-BIN=$1
 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 
 mkdir -p "$WORK/existing"
 echo keep > "$WORK/existing/report.md"
@@ -20,11 +17,8 @@ BEFORE=$(snapshot)
 expect_error() {  # NAME EXPECTED_SUBSTRING ARGS...
   local name=$1 want=$2
   shift 2
-  local err code
-  err=$("$BIN" reproduce "$@" --out "$WORK/existing" 2>&1 >/dev/null)
-  code=$?
-  [ "$code" -eq 2 ] || fail "$name: exit code $code, expected 2 ($err)"
-  [[ "$err" == *"$want"* ]] || fail "$name: message '$err' lacks '$want'"
+  expect_exit 2 -- "$BIN" reproduce "$@" --out "$WORK/existing"
+  expect_contains "$name" "$want" "$OUTPUT"
 }
 expect_error "unknown study" "--only 'convergense': unknown study 'convergense', expected one of variance" \
   --only convergense
@@ -61,8 +55,4 @@ if python3 -c 'import matplotlib' 2>/dev/null && [ -f "$SRC/analysis/plot_all.py
   grep -q '!\[.*\](figures/profile.png)' "$OUT/report.md" || fail "report.md does not show the profile figure"
 fi
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "reproduce CLI: all checks passed"
+finish "reproduce CLI: all checks passed"

@@ -5,22 +5,17 @@
 # alone; a killed-looking leftover temp file of a dead process is cleaned up.
 #   run_directory_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
-BIN=$1
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 snapshot() { (cd "$1" && find . -printf '%p %y %s\n' | sort && find . -type f -exec md5sum {} + | sort); }
 
 D=$WORK/profile
 "$BIN" profile --out "$D" > "$WORK/log" 2>&1 || fail "first profile failed: $(tail -3 "$WORK/log")"
 grep -q '"status": "completed"' "$D/run.json" || fail "run.json lacks status completed"
 before=$(snapshot "$D")
-"$BIN" profile --gpus 8 --out "$D" > "$WORK/log" 2>&1
-rc=$?
-[ $rc -eq 2 ] || fail "second profile: exit code $rc, expected 2"
-grep -qF -- "--out $D exists; pass --overwrite to replace it once the new run succeeds" "$WORK/log" \
-  || fail "second profile: message: $(cat "$WORK/log")"
+expect_exit 2 -- "$BIN" profile --gpus 8 --out "$D"
+expect_contains "second profile" \
+  "--out $D exists; pass --overwrite to replace it once the new run succeeds" "$OUTPUT"
 [ "$(snapshot "$D")" = "$before" ] || fail "a refused profile changed $D"
 
 "$BIN" profile --gpus 8 --overwrite --out "$D" > "$WORK/log" 2>&1 \
@@ -46,9 +41,7 @@ T=$WORK/train
   || fail "train failed: $(tail -3 "$WORK/log")"
 grep -q '"command": "train"' "$T/run.json" || fail "train run.json lacks the command"
 before=$(snapshot "$T")
-"$BIN" profile --out "$T" > "$WORK/log" 2>&1
-rc=$?
-[ $rc -eq 2 ] || fail "profile into a training run: exit code $rc, expected 2"
+expect_exit 2 -- "$BIN" profile --out "$T"  # into a training run
 [ "$(snapshot "$T")" = "$before" ] || fail "profile into a training run changed it"
 
 # A temporary file left by a dead process is removed by the next run that opens the folder.
@@ -61,5 +54,4 @@ touch "$T/.metrics.csv.tmp.$dead"
 [ ! -e "$T/.metrics.csv.tmp.$dead" ] || fail "stale temporary file of PID $dead was not removed"
 grep -q '"status": "completed"' "$T/run.json" || fail "resumed run.json lacks status completed"
 
-[ $failures -eq 0 ] || exit 1
-echo "all run directory CLI checks passed"
+finish "all run directory CLI checks passed"

@@ -7,14 +7,11 @@
 # MPI part is skipped (exit code 77).
 #   sweep_cli_test.sh COMPOPT_BINARY MPIEXEC_OR_EMPTY HAVE_MPI(0|1)
 set -uo pipefail
-BIN=$(realpath "$1")
 MPIEXEC=${2:-}
 HAVE_MPI=${3:-0}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 unset OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_RANK PMI_SIZE PMI_RANK  # a plain run first
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 cd "$WORK" || exit 1
 
 cat > small.toml <<'TOML'
@@ -55,20 +52,15 @@ rows=$(awk '$1 == "gpus" && $2 == "Gbit/s" { table = 1; next } table && NF == 0 
 [ "$rows" -eq 4 ] || fail "table: $rows group lines, expected 4"
 
 if [ -z "$MPIEXEC" ] || ! command -v "$MPIEXEC" > /dev/null; then
-  [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
-  echo "SKIP: mpirun not found, the MPI sweep is not tested"
-  exit 77
+  skip "mpirun not found, the MPI sweep is not tested"
 fi
 MPI=(timeout 120 "$MPIEXEC")
 "$MPIEXEC" --version 2>/dev/null | grep -q "Open MPI" && MPI+=(--oversubscribe --allow-run-as-root)
 
 if [ "$HAVE_MPI" != 1 ]; then
-  "${MPI[@]}" -n 2 "$BIN" sweep small.toml --out nompi > nompi.log 2>&1
-  rc=$?
-  [ $rc -eq 2 ] || fail "mpirun sweep without the MPI build: exit $rc, expected 2"
-  grep -q "needs a compopt built with MPI" nompi.log || fail "refusal message: $(cat nompi.log)"
-  [ "$failures" -eq 0 ] && echo "PASS (this build has no MPI: the refusal was tested)"
-  exit $((failures > 0))
+  expect_exit 2 -- "${MPI[@]}" -n 2 "$BIN" sweep small.toml --out nompi  # without the MPI build
+  expect_contains "refusal message" "needs a compopt built with MPI" "$OUTPUT"
+  finish "PASS (this build has no MPI: the refusal was tested)"
 fi
 
 for n in 1 2 3; do
@@ -94,9 +86,7 @@ done
 [ "$(grep -l "adamw" bad.*.log | wc -l)" -eq 3 ] || fail "bad input: not every rank named adamw"
 [ ! -e bad ] || fail "bad input created the run directory"
 # And directly: mpirun itself exits 2, within the timeout.
-"${MPI[@]}" -n 2 "$BIN" sweep small.toml --set sweep.gpus=[7] --out bad > bad.log 2>&1
-rc=$?
-[ $rc -eq 2 ] || fail "bad input under mpirun: exit $rc, expected 2: $(tail -5 bad.log)"
+expect_exit 2 -- "${MPI[@]}" -n 2 "$BIN" sweep small.toml --set sweep.gpus=[7] --out bad
 
 # A scenario failing on one rank: the platform file has 2 hosts, so 2 GPUs (scenario 1, rank 0)
 # work and 4 GPUs (scenario 2, rank 1) fail; the job ends with that error, without a hang.
@@ -125,5 +115,4 @@ rc=$?
 grep -q "scenario 2 (adam on 4 GPUs) failed: platform file .* has 2 hosts" failed.log \
   || fail "failing scenario: message: $(cat failed.log)"
 
-[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "PASS"
+finish "PASS"

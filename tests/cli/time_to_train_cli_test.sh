@@ -5,13 +5,9 @@
 # profile prints its memory block and the warning.
 #   time_to_train_cli_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
-BIN=$1
 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-has() { grep -qF -- "$2" <<<"$3" || fail "$1: output lacks '$2': $(head -c 800 <<<"$3")"; }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 
 printf 'step,test_accuracy\n100,0.5\n200,\n300,0.91\n' > "$WORK/metrics.csv"
 # gpt2-xl (about 1.56 B parameters) with Adam in fp16 (V100s have no bf16 unit) needs 16 B per
@@ -35,10 +31,10 @@ out=$("$BIN" sweep "$WORK/sweep.toml" --jobs 2 --out "$WORK/fits" 2>&1) || fail 
 out=$("$BIN" sweep "$WORK/sweep.toml" --jobs 2 --set workload.name=gpt2-xl \
   --set workload.compute_precision=fp16 --set workload.gradient_precision=fp16 --out "$WORK/big" 2>&1) ||
   fail "sweep gpt2-xl: $out"
-has "sweep lists what does not fit" "warning: 3 scenario(s) do not fit in the GPU's memory (3 distinct case(s)):" "$out"
-has "sweep names the scenario" "gpt2-xl adam on ethernet-v100-4 x V100-16GB (16 GPUs)" "$out"
+expect_contains "sweep lists what does not fit" "warning: 3 scenario(s) do not fit in the GPU's memory (3 distinct case(s)):" "$out"
+expect_contains "sweep names the scenario" "gpt2-xl adam on ethernet-v100-4 x V100-16GB (16 GPUs)" "$out"
 
-/usr/bin/python3 - "$WORK/fits/sweep.csv" <<'PY' || failures=$((failures + 1))
+/usr/bin/python3 - "$WORK/fits/sweep.csv" <<'PY' || fail "sweep.csv check failed"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 header = open(sys.argv[1]).readline().strip().split(",")
@@ -85,17 +81,16 @@ PY
 
 out=$("$BIN" profile --set workload.name=gpt2-xl --set workload.compute_precision=fp16 \
   --set workload.gradient_precision=fp16 --out "$WORK/profile" 2>&1) || fail "profile: $out"
-has "profile memory block" "memory per GPU: weights" "$out"
-has "profile warning" "warning: does not fit:" "$out"
+expect_contains "profile memory block" "memory per GPU: weights" "$out"
+expect_contains "profile warning" "warning: does not fit:" "$out"
 out=$("$BIN" profile --optimizer onebit-adam --set training.total_steps=1000 \
   --set training.warmup_fraction=0.1 --out "$WORK/profile2" 2>&1) || fail "profile: $out"
-has "profile time to train" "time to train: 1000 steps (100 in the warmup stage)" "$out"
+expect_contains "profile time to train" "time to train: 1000 steps (100 in the warmup stage)" "$out"
 [[ "$out" != *"does not fit"* ]] || fail "profile of bert-large flagged: $out"
 
 # The example config runs as documented.
 out=$("$BIN" sweep "$SRC/experiments/configs/sweep_time_to_train.toml" --out "$WORK/example" 2>&1) ||
   fail "example config: $out"
-has "example speedup column" ",end_to_end_speedup" "$(head -1 "$WORK/example/sweep.csv")"
+expect_contains "example speedup column" ",end_to_end_speedup" "$(head -1 "$WORK/example/sweep.csv")"
 
-[ $failures -eq 0 ] && echo "time_to_train_cli_test: all passed"
-exit $((failures > 0))
+finish "time_to_train_cli_test: all passed"

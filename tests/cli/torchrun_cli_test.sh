@@ -6,18 +6,14 @@
 # (Debian's python3-torch; not among the packages scripts/install_deps.sh installs).
 #   torchrun_cli_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
-BIN=$1
 SRC=$2
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 if ! /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
-  echo "SKIP: torch is not installed (apt-get install python3-torch)"
-  exit 77
+  skip "torch is not installed (apt-get install python3-torch)"
 fi
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
 unset RANK WORLD_SIZE MASTER_ADDR MASTER_PORT COMPOPT_JOB_TOKEN TORCHELASTIC_RUN_ID
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # torchrun_job NAME TORCHRUN_FLAGS...: 2 workers of comm-bench; fp32 allreduce of 0.5 MB at 2
 # ranks sends 2 (n-1)/n * 500000 = 500000 bytes per rank. Underscored flags and -r 1 -t 1
@@ -44,8 +40,4 @@ grep -q "warning: job token derived from torchrun's default run id 'none'" defau
   || fail "no warning about the public default run id: $(cat default.log)"
 torchrun_job standalone --standalone
 
-if [ $failures -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all torchrun checks passed"
+finish "all torchrun checks passed"

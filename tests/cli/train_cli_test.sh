@@ -4,12 +4,9 @@
 # run writes metrics.csv, run.json and summary.json.
 #   train_cli_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
-BIN=$1
 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 
 cat > "$WORK/quad.toml" <<'TOML'
 [run]
@@ -36,11 +33,8 @@ BEFORE=$(snapshot)
 expect_error() {
   local name=$1 want=$2
   shift 2
-  local err
-  err=$("$BIN" train "$@" --out "$WORK/existing" 2>&1 >/dev/null)
-  local rc=$?
-  [ $rc -eq 2 ] || fail "$name: exit code $rc, expected 2 ($err)"
-  grep -qF -- "$want" <<<"$err" || fail "$name: message does not name '$want': $err"
+  expect_exit 2 -- "$BIN" train "$@" --out "$WORK/existing"
+  expect_contains "$name" "$want" "$OUTPUT"
   [ "$(snapshot)" = "$BEFORE" ] || fail "$name: run directory was modified"
 }
 
@@ -62,16 +56,13 @@ expect_error "unknown backend" "expected one of local|sim|tcp|mpi|hybrid|nccl" "
 # Launched backends: mpi without mpirun names the launcher; a launched world of another
 # size than run.ranks names both numbers; GPU backends without a device say so. Each
 # exits 2 before joining any world (no peer to wait for).
-env -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE "$BIN" train "$WORK/quad.toml" --set run.backend=mpi \
-  --out "$WORK/existing" > "$WORK/mpi.log" 2>&1
-rc=$?
-[ $rc -eq 2 ] && grep -qF "start every rank with mpirun -n N" "$WORK/mpi.log" \
-  || fail "mpi without mpirun: exit $rc: $(cat "$WORK/mpi.log")"
-RANK=1 WORLD_SIZE=2 timeout 20 "$BIN" train "$WORK/quad.toml" --set run.backend=tcp \
-  --out "$WORK/existing" > "$WORK/world.log" 2>&1
-rc=$?
-[ $rc -eq 2 ] && grep -qF "key 'run.ranks' = 4, but this process is one rank of a launched world of 2 ranks" "$WORK/world.log" \
-  || fail "launched world size mismatch: exit $rc: $(cat "$WORK/world.log")"
+expect_exit 2 -- env -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE "$BIN" train "$WORK/quad.toml" \
+  --set run.backend=mpi --out "$WORK/existing"
+expect_contains "mpi without mpirun" "start every rank with mpirun -n N" "$OUTPUT"
+expect_exit 2 -- env RANK=1 WORLD_SIZE=2 timeout 20 "$BIN" train "$WORK/quad.toml" \
+  --set run.backend=tcp --out "$WORK/existing"
+expect_contains "launched world size mismatch" \
+  "key 'run.ranks' = 4, but this process is one rank of a launched world of 2 ranks" "$OUTPUT"
 if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
   for gpu in hybrid nccl; do
     expect_error "$gpu without a GPU" "key 'run.backend' = '$gpu' cannot run here" "$WORK/quad.toml" \
@@ -125,8 +116,4 @@ for cfg in "$SRC"/experiments/configs/{fmnist_*,quadratic,logistic}.toml; do
     || fail "example config $cfg: $(cat "$WORK/cfg.log")"
 done
 
-if [ $failures -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all compopt train CLI checks passed"
+finish "all compopt train CLI checks passed"

@@ -11,11 +11,8 @@
 # MPI parts are skipped with a message when mpirun is absent.
 #   train_processes_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
-BIN=$1
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 
 cat > "$WORK/cfg.toml" <<'TOML'
 [run]
@@ -88,20 +85,16 @@ fi
 
 # A config error fails every rank with exit code 2, fast.
 start=$SECONDS
-tcp_run 4 "$WORK/cfg.toml" --set run.bogus=1 --out "$WORK/bad" > "$WORK/bad.log" 2>&1
-rc=$?
-[ $rc -eq 2 ] || fail "config error under launch: exit $rc: $(tail -3 "$WORK/bad.log")"
+expect_exit 2 -- tcp_run 4 "$WORK/cfg.toml" --set run.bogus=1 --out "$WORK/bad"
 [ $((SECONDS - start)) -lt 30 ] || fail "config error under launch took $((SECONDS - start)) s"
 [ ! -e "$WORK/bad" ] || fail "config error created the run directory"
-timeout 60 "$BIN" launch -n 2 -- train "$WORK/cfg.toml" --out "$WORK/bad" > "$WORK/bad.log" 2>&1
-rc=$?
-[ $rc -eq 2 ] && grep -qF "use run.backend = 'tcp'" "$WORK/bad.log" && [ ! -e "$WORK/bad" ] \
-  || fail "run.backend = local under launch: exit $rc: $(tail -3 "$WORK/bad.log")"
+expect_exit 2 -- timeout 60 "$BIN" launch -n 2 -- train "$WORK/cfg.toml" --out "$WORK/bad"
+expect_contains "run.backend = local under launch" "use run.backend = 'tcp'" "$OUTPUT"
+[ ! -e "$WORK/bad" ] || fail "run.backend = local under launch created the run directory"
 if [ ${#MPIRUN[@]} -gt 0 ]; then
-  mpi_run 4 "$WORK/cfg.toml" --set run.ranks=3 --out "$WORK/bad" > "$WORK/bad.log" 2>&1
-  rc=$?
-  [ $rc -eq 2 ] && grep -qF "key 'run.ranks' = 3, but this process is one rank of a launched world of 4 ranks" "$WORK/bad.log" \
-    || fail "run.ranks mismatch under mpirun: exit $rc: $(head -3 "$WORK/bad.log")"
+  expect_exit 2 -- mpi_run 4 "$WORK/cfg.toml" --set run.ranks=3 --out "$WORK/bad"
+  expect_contains "run.ranks mismatch under mpirun" \
+    "key 'run.ranks' = 3, but this process is one rank of a launched world of 4 ranks" "$OUTPUT"
 fi
 
 # Resume across processes: cut at step 20, continued to 40, equals the uninterrupted run.
@@ -121,15 +114,9 @@ for backend in tcp mpi; do
       fail "$tag failed: $(tail -3 "$WORK/cut.log" "$WORK/resume.log")"
       continue
     fi
-    ${backend}_run 2 --resume "$cut" --set run.steps=60 > "$WORK/world.log" 2>&1
-    rc=$?
-    [ $rc -eq 2 ] && grep -q "holds 4 ranks, this launched world has 2" "$WORK/world.log" \
-      || fail "$tag: another world size: exit $rc: $(head -3 "$WORK/world.log")"
+    expect_exit 2 -- "${backend}_run" 2 --resume "$cut" --set run.steps=60
+    expect_contains "$tag: another world size" "holds 4 ranks, this launched world has 2" "$OUTPUT"
   done
 done
 
-if [ $failures -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all train-on-processes checks passed"
+finish "all train-on-processes checks passed"

@@ -8,11 +8,8 @@
 # problem, and leave the run directory untouched.
 #   train_resume_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
-BIN=$1
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 
 write_config() {  # write_config FILE OPTIMIZER_TABLE_LINES...
   local file=$1
@@ -100,12 +97,10 @@ snapshot() { (cd "$1" && find . -type f -exec md5sum {} + | sort); }
 expect_refusal() {  # expect_refusal NAME DIR EXPECTED ARGS...
   local name=$1 target=$2 want=$3
   shift 3
-  local before err rc
+  local before
   before=$(snapshot "$target")
-  err=$("$BIN" train "$@" --quiet 2>&1 >/dev/null)
-  rc=$?
-  [ $rc -eq 2 ] || fail "$name: exit code $rc, expected 2 ($err)"
-  grep -qF -- "$want" <<<"$err" || fail "$name: message does not name '$want': $err"
+  expect_exit 2 -- "$BIN" train "$@" --quiet
+  expect_contains "$name" "$want" "$OUTPUT"
   [ "$(snapshot "$target")" = "$before" ] || fail "$name: run directory was modified"
 }
 expect_refusal "finished run" "$dir" "nothing left to run" --resume "$dir"
@@ -148,8 +143,4 @@ printf '\x07' | dd of="$ckpt" bs=1 seek=8 conv=notrunc status=none
 expect_refusal "other format version" "$WORK/version" "format version 7, this build reads versions 1 to 2" \
   --resume "$WORK/version" --set run.steps=60
 
-if [ $failures -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all compopt train --checkpoint-every / --resume CLI checks passed"
+finish "all compopt train --checkpoint-every / --resume CLI checks passed"

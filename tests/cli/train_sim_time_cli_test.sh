@@ -8,16 +8,10 @@
 # - bad values of the keys exit 2 naming the key, before any work.
 #   train_sim_time_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
-BIN=$1
-WORK=$(mktemp -d)
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
 LOAD_PIDS=()
-cleanup() {
-  for pid in "${LOAD_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+on_exit 'for pid in "${LOAD_PIDS[@]}"; do kill "$pid" 2>/dev/null; done'
 
 cat > "$WORK/quad.toml" <<'TOML'
 [run]
@@ -110,9 +104,9 @@ if train --set run.steps=20 --set optimizer.freeze_step=20 --checkpoint-every 10
   && "$BIN" train --resume "$WORK/cut" --set run.steps=40 --quiet; then
   same13 "$WORK/cut/metrics.csv" "$WORK/a/metrics.csv" \
     || fail "resumed metrics.csv differs: $(diff "$WORK/cut/metrics.csv" "$WORK/a/metrics.csv" | head -4)"
-  err=$("$BIN" train --resume "$WORK/cut" --set run.steps=60 --set run.compute=measured --quiet 2>&1)
-  [ $? -eq 2 ] && grep -qF "run.compute" <<<"$err" \
-    || fail "resume with another compute charge: $err"
+  expect_exit 2 -- "$BIN" train --resume "$WORK/cut" --set run.steps=60 --set run.compute=measured \
+    --quiet
+  expect_contains "resume with another compute charge" "run.compute" "$OUTPUT"
 else
   fail "checkpointed or resumed run failed"
 fi
@@ -121,11 +115,8 @@ fi
 expect_error() {
   local want=$1
   shift
-  local err
-  err=$("$BIN" train "$WORK/quad.toml" --out "$WORK/bad" "$@" 2>&1 >/dev/null)
-  local rc=$?
-  [ $rc -eq 2 ] || fail "$*: exit code $rc, expected 2 ($err)"
-  grep -qF -- "$want" <<<"$err" || fail "$*: message does not name '$want': $err"
+  expect_exit 2 -- "$BIN" train "$WORK/quad.toml" --out "$WORK/bad" "$@"
+  expect_contains "$*" "$want" "$OUTPUT"
   [ ! -e "$WORK/bad" ] || fail "$*: created the run directory"
 }
 expect_error "run.compute" --set run.compute=fast
@@ -136,8 +127,4 @@ expect_error "run.stand_in_batch" --set run.stand_in_batch=4
 expect_error "run.gpu" --set run.compute=measured --set run.gpu=A100
 expect_error "run.compute" --set run.backend=local --set run.compute=model
 
-if [ $failures -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all sim time CLI checks passed"
+finish "all sim time CLI checks passed"

@@ -6,17 +6,16 @@
 # 200 Gbit/s (on one NIC; on eight rails at least as much), and micro-batch 4 is flagged as not fitting in 80 GB while 2 fits.
 #   whatif_cli_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
-BIN=$1
 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-out=$("$BIN" sweep "$SRC/experiments/configs/whatif_gpt_1.3b_h100.toml" --out "$WORK/run" 2>&1)
-rc=$?
-[ $rc -eq 0 ] || { echo "FAIL: sweep exit $rc: $(tail -5 <<<"$out")"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+use_binary "$1"
+expect_exit 0 -- "$BIN" sweep "$SRC/experiments/configs/whatif_gpt_1.3b_h100.toml" --out "$WORK/run" \
+  || finish
+out=$OUTPUT
 grep -qF "warning: 20 scenario(s) do not fit in the GPU's memory (5 distinct case(s)):" <<<"$out" \
-  || { echo "FAIL: expected 20 scenarios flagged (batch 4): $(grep warning <<<"$out")"; exit 1; }
-grep -qE "^ +8 +200 +2 " <<<"$out" || { echo "FAIL: the table lacks the 8 x 200 Gbit/s row"; exit 1; }
-/usr/bin/python3 - "$WORK/run/sweep.csv" <<'PY'
+  || fail "expected 20 scenarios flagged (batch 4): $(grep warning <<<"$out")"
+grep -qE "^ +8 +200 +2 " <<<"$out" || fail "the table lacks the 8 x 200 Gbit/s row"
+/usr/bin/python3 - "$WORK/run/sweep.csv" <<'PY' || fail "sweep.csv check failed"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len({(r["optimizer"], r["nics_per_node"], r["inter_node_gbit_s"], r["batch_per_gpu"])
@@ -46,3 +45,4 @@ for batch in ("2", "4"):
 algorithms = {r["algorithm"] for r in rows if r["stage"] in ("full_precision", "warmup")}
 assert algorithms <= {"ring", "tree"} and algorithms, algorithms
 PY
+finish "what-if sweep: all checks passed"

@@ -62,6 +62,47 @@ TEST(ConfigOverride, BareCommaListIsAnArray) {
   EXPECT_EQ((*names)[1].value<std::string>(), "onebit-adam");
 }
 
+// The items of a value in brackets, as (kind, text) pairs: the array the --set reads.
+std::vector<std::string> items_of(const std::string& text) {
+  const ConfigOverride o(text, "");
+  const toml::array* array = o.value().as_array();
+  if (array == nullptr) return {"not an array"};
+  std::vector<std::string> out;
+  for (const toml::node& item : *array) {
+    if (item.is_string()) out.push_back("string " + *item.value<std::string>());
+    if (item.is_integer()) out.push_back("integer " + std::to_string(*item.value<int64_t>()));
+    if (item.is_floating_point()) out.push_back("float " + std::to_string(*item.value<double>()));
+    if (item.is_boolean()) out.push_back(*item.value<bool>() ? "bool true" : "bool false");
+  }
+  return out;
+}
+
+TEST(ConfigOverride, BracketArraysMayHoldBareWords) {
+  for (const char* text :
+       {"sweep.optimizers=[adam,onebit-adam]", "sweep.optimizers=[adam, onebit-adam]",
+        "sweep.optimizers=[ adam , onebit-adam, ]", "sweep.optimizers=[\"adam\", onebit-adam]",
+        "sweep.optimizers=['adam','onebit-adam']"}) {
+    EXPECT_THAT(items_of(text), ElementsAre("string adam", "string onebit-adam")) << text;
+  }
+  EXPECT_THAT(items_of("s.x=[8, 16.5, true, off, \"a,b\", 'c]d']"),
+              ElementsAre("integer 8", "float 16.500000", "bool true", "string off", "string a,b",
+                          "string c]d"));
+  EXPECT_THAT(items_of("s.x=[]"), ElementsAre());
+  EXPECT_THAT(items_of("s.x=[fat-tree]"), ElementsAre("string fat-tree"));
+}
+
+TEST(ConfigOverride, MalformedBracketArraysNameTheKey) {
+  for (const char* value : {"[adam", "[adam,,birder]", "[,]", "[adam onebit-adam]", "[\"adam]",
+                            "[[adam], b]", "[a=b]", "[adam]]"}) {
+    const std::string text = std::string("sweep.optimizers=") + value;
+    EXPECT_EQ(error_of(text),
+              "--set '" + text + "': key 'sweep.optimizers': '" + value +
+                  "' is no array, expected [a, b, ...] whose items are numbers, true or false, "
+                  "words or quoted strings, separated by commas")
+        << text;
+  }
+}
+
 TEST(ConfigOverride, OtherTextIsAString) {
   EXPECT_EQ(ConfigOverride("o.freeze_step=10%", "").value().value<std::string>(), "10%");
   EXPECT_EQ(ConfigOverride("t.data_dir=/tmp/a b", "").value().value<std::string>(), "/tmp/a b");
@@ -96,7 +137,32 @@ TEST(ConfigOverride, ApplyCreatesTablesAndReplacesValues) {
     ConfigOverride("sweep.gpus.x=1", "").apply_to(root);
     ADD_FAILURE() << "no exception";
   } catch (const InvalidArgument& e) {
-    EXPECT_STREQ(e.what(), "--set 'sweep.gpus.x=1': 'gpus' is not a table");
+    EXPECT_STREQ(e.what(),
+                 "--set 'sweep.gpus.x=1': 'gpus' is not a table (sweep.gpus holds a value), so "
+                 "it has no key 'x'; a dotted key goes into a table, or into cluster.gpu given by "
+                 "a preset's name");
+  }
+}
+
+TEST(ConfigOverride, DottedKeyIntoATableGivenByName) {
+  // gpu = "H100" names a preset: a key under it makes the table that preset's, one field changed.
+  toml::table root = toml::parse("[cluster]\npreset = \"dgx-h100\"\ngpu = \"H100\"\n");
+  ConfigOverride("cluster.gpu.max_utilization=0.4", "").apply_to(root);
+  ConfigOverride("cluster.gpu.hbm_gb=40", "").apply_to(root);
+  EXPECT_EQ(root.at_path("cluster.gpu.preset").value<std::string>(), "H100");
+  EXPECT_DOUBLE_EQ(*root.at_path("cluster.gpu.max_utilization").value<double>(), 0.4);
+  EXPECT_EQ(root.at_path("cluster.gpu.hbm_gb").value<int64_t>(), 40);
+  EXPECT_EQ(root.at_path("cluster.gpu").as_table()->size(), 3u);
+  // A whole value replaces the table again; other names holding a value are refused.
+  ConfigOverride("cluster.gpu=A100", "").apply_to(root);
+  EXPECT_EQ(root.at_path("cluster.gpu").value<std::string>(), "A100");
+  for (const char* text : {"cluster.preset.nodes=2", "cluster.gpu.preset.x=1"}) {
+    try {
+      ConfigOverride(text, "").apply_to(root);
+      ADD_FAILURE() << "no exception for " << text;
+    } catch (const InvalidArgument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("holds a value), so it has no key")) << text;
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include "core/util/error.h"
 #include "experiments/scenario/sweep_config.h"
 #include "experiments/train/train_config.h"
+#include "net_models/gpu_spec.h"
 #include "tests/support/invalid_argument_message.h"
 
 namespace compopt::cli {
@@ -98,6 +99,40 @@ TEST(SweepConfigSets, BareListsAreAxesAndAliasesResolve) {
   EXPECT_FALSE(c.resolved.at("cluster").contains("ranks_per_node"));
 }
 
+TEST(SweepConfigSets, BracketArraysOfBareWordsAreAxes) {
+  for (const char* set :
+       {"sweep.optimizers=[adam,onebit-adam]", "sweep.optimizers=[adam, \"onebit-adam\"]"}) {
+    const SweepConfig c = parse_sweep_config(kSweep, "s.toml", {set, "sweep.gpus=[8, 16]"});
+    ASSERT_EQ(c.scenarios.size(), 4u) << set;
+    // The last axis (gpus) varies fastest.
+    EXPECT_EQ(c.scenarios[1].optimizer, "adam") << set;
+    EXPECT_EQ(c.scenarios[1].gpus, 16) << set;
+    EXPECT_EQ(c.scenarios[2].optimizer, "onebit-adam") << set;
+    EXPECT_EQ(c.scenarios[2].gpus, 8) << set;
+  }
+  EXPECT_THAT(
+      error_of([] { parse_sweep_config(kSweep, "s.toml", {"sweep.optimizers=[adam,birder"}); }),
+      HasSubstr("--set 'sweep.optimizers=[adam,birder': key 'sweep.optimizers': "
+                "'[adam,birder' is no array"));
+}
+
+TEST(SweepConfigSets, DottedKeyIntoAGpuGivenByName) {
+  // The file names the GPU; the --set changes one field of that preset, the rest stays its.
+  const std::string file = std::string(kSweep) + "gpu = \"A100-40GB\"\n";
+  const SweepConfig c =
+      parse_sweep_config(file, "s.toml", {"cluster.gpu.max_utilization=0.4", "sweep.gpus=8"});
+  const net::GpuSpec a100 = net::gpu_preset("A100-40GB");
+  ASSERT_NE(a100.max_utilization, 0.4);
+  const net::GpuSpec gpu = sim::resolve_scenario(c.scenarios.at(0)).cluster.gpu;
+  EXPECT_EQ(gpu.name, "A100-40GB");
+  EXPECT_DOUBLE_EQ(gpu.max_utilization, 0.4);
+  EXPECT_DOUBLE_EQ(gpu.fp16_tflops, a100.fp16_tflops);
+  EXPECT_DOUBLE_EQ(gpu.hbm_gb, a100.hbm_gb);
+  EXPECT_EQ(c.resolved.at("cluster").at("gpu").at("preset"), "A100-40GB");
+  EXPECT_THAT(error_of([&] { parse_sweep_config(file, "s.toml", {"cluster.preset.gpu=A100"}); }),
+              HasSubstr("'preset' is not a table (cluster.preset holds a value)"));
+}
+
 TEST(SweepConfigSets, FileAliasAndBadValues) {
   const SweepConfig c = parse_sweep_config(std::string(kSweep) + "ranks_per_node = 2\n", "s.toml",
                                            {"sweep.gpus=[8]"});
@@ -159,6 +194,22 @@ TEST(ProfileSets, TheGpuFlagSetsTheFabricDefaults) {
   const sim::StepConfig config = sim::resolve_scenario(s);
   EXPECT_EQ(config.cluster.gpu.name, "B200");
   EXPECT_DOUBLE_EQ(config.cluster.intra_node_gbps, 7200);
+}
+
+TEST(ProfileSets, ADottedGpuKeyStartsFromTheGpuFlag) {
+  // --gpu B200 names the GPU; cluster.gpu.max_utilization changes that GPU, not the preset's H100.
+  sim::Scenario flags;
+  flags.cluster = "h100-ethernet-25g";
+  flags.gpu = "B200";
+  const net::GpuSpec b200 = net::gpu_preset("B200");
+  for (const std::vector<std::string>& sets :
+       {std::vector<std::string>{"cluster.gpu.max_utilization=0.4"},
+        std::vector<std::string>{"cluster.gpu=B200", "cluster.gpu.max_utilization=0.4"}}) {
+    const net::GpuSpec gpu = sim::resolve_scenario(apply_scenario_sets(flags, sets)).cluster.gpu;
+    EXPECT_EQ(gpu.name, "B200");
+    EXPECT_DOUBLE_EQ(gpu.max_utilization, 0.4);
+    EXPECT_DOUBLE_EQ(gpu.bf16_tflops, b200.bf16_tflops);
+  }
 }
 
 }  // namespace
