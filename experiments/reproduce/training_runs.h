@@ -41,12 +41,6 @@ std::vector<int> training_seeds(const StudyContext& context);
 std::vector<std::string> training_overrides(const StudyContext& context,
                                             const std::string& optimizer, int seed);
 
-// Overrides of the simulated clock of the training runs: stand in for
-// bert-large-seq128 (its default 16 sequences per GPU, fp16) on the cluster's V100s
-// (experiments/train/sim_compute.h). Sim-only keys, apart from training_overrides so that
-// studies may train the same setup on the local backend.
-const std::vector<std::string>& sim_time_overrides();
-
 // Trains what is missing, then returns every requested run (optimizer-major).
 std::vector<TrainingRun> training_runs(const StudyContext& context,
                                        const std::vector<std::string>& optimizers,
