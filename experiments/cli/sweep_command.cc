@@ -25,6 +25,7 @@
 #include "experiments/scenario/sweep_totals.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/workload.h"
+#include "sim/backend/sim_backend.h"
 #include "sim/scenario.h"
 
 namespace compopt::cli {
@@ -94,7 +95,7 @@ void run(const Options& o) {
   dir.write_run_json({{"config_file", o.config},
                       {"config", config.resolved},
                       {"scenarios", scenarios.size()},
-                      {"backend", "sim"},
+                      {"backend", sim::kSimBackendName},
                       {"ranks", world.size}});
   std::vector<SweepRow> rows;
   dir.run([&] {
