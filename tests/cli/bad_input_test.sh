@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Bad input to every compopt subcommand (collectives, comm-bench, launch, train, profile, sweep):
-# each case must exit with code 2 before any work, print a message naming the bad value (or
-# key), and leave an existing output directory and file exactly as they were.
+# Bad input to every compopt subcommand (collectives, comm-bench, launch, train, profile, sweep,
+# validate): each case must exit with code 2 before any work, print a message naming the bad
+# value (or key), and leave an existing output directory and file exactly as they were.
 #   bad_input_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
 BIN=$1
@@ -135,7 +135,8 @@ expect "profile out is a file" "--out $RES/afile" profile --out "$RES/afile"
 expect "profile set without =" "--set 'workload.name': expected key=value" "${P[@]}" --set workload.name
 expect "profile set workload" "gpt-5" "${P[@]}" --set workload.name=gpt-5
 expect "profile set unknown key" "cluster.nodez" "${P[@]}" --set cluster.nodez=4
-expect "profile set a grid" "give 2 scenarios, expected one" "${P[@]}" --set sweep.gpus=[8,16]
+expect "profile set a grid" "--set: sweep.gpus = [ 8, 16 ] holds 2 values, expected one" "${P[@]}" \
+  --set sweep.gpus=[8,16]
 expect "profile set gpus_per_node" "gpus_per_node = -2" "${P[@]}" --set cluster.gpus_per_node=-2
 expect "profile gpus-per-node flag" "gpus_per_node = -2" "${P[@]}" --gpus-per-node -2
 expect "profile set nics" "nics_per_node = 0" "${P[@]}" --set cluster.nics_per_node=0
@@ -153,13 +154,27 @@ expect "profile spread low" "inter_node_spread_low = 2, expected 0.1..1" "${P[@]
   --set cluster.inter_node_spread_low=2
 expect "profile spread high" "intra_node_spread_high = 0.5, expected 1..10" "${P[@]}" \
   --set cluster.intra_node_spread_high=0.5
-expect "profile fit without calibration" "expected --calibration with them" "${P[@]}" --fit
-expect "profile fit and cross-validate" "expected one of them" "${P[@]}" --calibration --fit \
-  --cross-validate
-expect "profile public checks with calibration" "--calibration with --public-checks" "${P[@]}" \
-  --public-checks --calibration
-expect "profile public checks with gpus" "--gpus with --public-checks" "${P[@]}" --public-checks \
-  --gpus 8
+expect "profile fit, now validate fit" "--fit: the checks against published measurements are \
+their own command now: run \`compopt validate fit\`" "${P[@]}" --calibration --fit
+expect "profile cross-validate" "run \`compopt validate cross-validate\`" "${P[@]}" \
+  --calibration --cross-validate
+expect "profile public checks" "run \`compopt validate public-checks\`" "${P[@]}" --public-checks
+expect "profile missing config" "sweep config '$WORK/none.toml': not found" "${P[@]}" "$WORK/none.toml"
+printf '[sweep]\ngpus = [8, 16]\noptimizers = "adam"\n' > "$WORK/grid.toml"
+expect "profile config of a grid" "sweep config '$WORK/grid.toml': sweep.gpus = [ 8, 16 ] holds 2 values" \
+  "${P[@]}" "$WORK/grid.toml"
+expect "profile config of a grid, set" "--set sweep.gpus=VALUE" "${P[@]}" "$WORK/grid.toml"
+expect "profile config unknown key" "unknown key 'sweep.gpuz'" "${P[@]}" "$WORK/grid.toml" \
+  --gpus 8 --set sweep.gpuz=8
+
+# --- validate ---
+expect "validate without a check" "validate: no check given, expected one of calibration, fit, \
+cross-validate, public-checks" validate
+expect "validate unknown check" "validate calibrate: unknown check, expected one of calibration" \
+  validate calibrate
+expect "validate fit with a scenario flag" "--gpus" validate fit --gpus 8 --out "$OUT" --overwrite
+expect "validate public checks out is a file" "--out $RES/afile" validate public-checks \
+  --out "$RES/afile"
 expect "profile export torus" "a torus platform cannot be exported" "${P[@]}" --topology torus \
   --export-platform "$WORK/t.xml"
 expect "profile export nowhere" "$WORK/none/t.xml" "${P[@]}" --export-platform "$WORK/none/t.xml"
