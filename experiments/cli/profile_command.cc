@@ -146,7 +146,7 @@ void print_memory(const sim::StepConfig& c, const sim::MemoryEstimate& m) {
 
 void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
-  check_simulation_memory(config.cluster.gpus(), 1, "--gpus", MemoryBudget::of_this_machine());
+  check_simulation_memory({o.scenario}, 1, "--gpus", MemoryBudget::of_this_machine());
   check_trace_file(o.trace_file);
   // Simulated before the run directory exists: a platform file SimGrid refuses leaves nothing.
   std::vector<sim::StagePhases> phases;

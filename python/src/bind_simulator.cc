@@ -146,8 +146,7 @@ std::string simulate_profile(const py::handle& workload, const py::handle& clust
   }
   apply_options(s, options);
   s = cli::scenario_from_table(s, std::move(root), "simulate");
-  cli::check_simulation_memory(sim::resolve_scenario(s).cluster.gpus(), 1, "gpus",
-                               MemoryBudget::of_this_machine());
+  cli::check_simulation_memory({s}, 1, "gpus", MemoryBudget::of_this_machine());
   return simulate_forked(s);
 }
 
@@ -168,7 +167,7 @@ std::pair<std::string, std::string> sweep(const py::handle& config, int jobs) {
   }
   const cli::SweepConfig c = sweep_config_of(config);
   const int parallel = cli::parallel_jobs(jobs);
-  cli::check_simulation_memory(cli::largest_gpus(c.scenarios),
+  cli::check_simulation_memory(c.scenarios,
                                std::min(parallel, static_cast<int>(c.scenarios.size())),
                                "sweep.gpus", MemoryBudget::of_this_machine());
   std::vector<size_t> all(c.scenarios.size());

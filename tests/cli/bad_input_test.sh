@@ -122,7 +122,7 @@ expect "profile cluster" "tpu-pod" "${P[@]}" --cluster tpu-pod
 expect "profile optimizer" "adamw" "${P[@]}" --optimizer adamw
 expect "profile gpus negative" "gpus = -1" "${P[@]}" --gpus -1
 expect "profile gpus not in nodes" "gpus = 6" "${P[@]}" --gpus 6
-expect "profile gpus too many" "gpus = 100000" "${P[@]}" --gpus 100000
+expect "profile gpus too many" "gpus = 2000000, expected 1..1048576" "${P[@]}" --gpus 2000000
 expect "profile bandwidth" "inter_node_gbps = -1" "${P[@]}" --inter-node-gbps -1
 expect "profile bandwidth nan" "inter_node_gbps = nan" "${P[@]}" --inter-node-gbps nan
 expect "profile topology" "hypercube" "${P[@]}" --topology hypercube
@@ -195,7 +195,7 @@ expect "sweep buckets as text" "sweep.buckets" "${S[@]}" --set 'sweep.buckets="4
 expect "sweep buckets negative" "sweep.buckets = -1" "${S[@]}" --set sweep.buckets=-1
 expect "sweep overlap unknown" "unknown overlap mode 'maybe'" "${S[@]}" --set 'sweep.overlap="maybe"'
 expect "sweep gpus beyond int" "4294967312" "${S[@]}" --set sweep.gpus=[4294967312]
-expect "sweep gpus too many" "gpus = 65536" "${S[@]}" --set sweep.gpus=[65536]
+expect "sweep gpus too many" "gpus = 2000000" "${S[@]}" --set sweep.gpus=[2000000]
 expect "sweep gpus wrong type" "sweep.gpus" "${S[@]}" --set 'sweep.gpus=["8"]'
 expect "sweep empty axis" "sweep.gpus: empty list" "${S[@]}" --set sweep.gpus=[]
 expect "sweep optimizer" "adamw" "${S[@]}" --set 'sweep.optimizers=["adam","adamw"]'
@@ -258,9 +258,13 @@ expect "profile grad-accum beyond range" "grad_accum = 2000000" profile --grad-a
 expect "profile buckets beyond range" "buckets = 5000" profile --overlap --buckets 5000 --out "$NEW"
 printf '<?xml version="1.0"?>\n<platform version="4.1">\n<zone id="z"\n' > "$WORK/malformed.xml"
 expect "profile malformed platform" "$WORK/malformed.xml" profile --platform "$WORK/malformed.xml" --out "$NEW"
-COMPOPT_MEMORY_LIMIT_MB=100 expect "profile memory estimate" "--gpus = 4096 GPUs" profile --gpus 4096 --out "$NEW"
-COMPOPT_MEMORY_LIMIT_MB=100 expect "sweep memory estimate" "sweep.gpus = 4096 GPUs" "${S[@]}" \
-  --set sweep.gpus=[4096] --jobs 1
+COMPOPT_MEMORY_LIMIT_MB=100 expect "profile memory estimate" \
+  "--gpus = 131072 GPUs simulated, 1 at a time needs about 192 MiB" profile --gpus 131072 --out "$NEW"
+COMPOPT_MEMORY_LIMIT_MB=1000 expect "profile memory, one actor per GPU" \
+  "--gpus = 4096 GPUs simulated one actor per GPU running the collective in full" profile \
+  --gpus 4096 --topology torus --optimizer onebit-adam --out "$NEW"
+COMPOPT_MEMORY_LIMIT_MB=100 expect "sweep memory estimate" "sweep.gpus = 131072 GPUs" "${S[@]}" \
+  --set sweep.gpus=[16,131072] --jobs 1
 COMPOPT_MEMORY_LIMIT_MB=lots expect "memory limit not a number" "COMPOPT_MEMORY_LIMIT_MB" \
   collectives --elements 8 --steps 1 --out "$NEW"
 T2=(train "$WORK/quad.toml" --out "$NEW" --quiet)
