@@ -61,18 +61,25 @@ AllreduceCall hierarchical(Communicator& comm, const char* compressor_name) {
 const Registry<AllreduceVariant>& allreduce_variants() {
   static const Registry<AllreduceVariant> registry = [] {
     Registry<AllreduceVariant> r("allreduce variant");
+    // Measured peaks over the ranks' vectors: 1.5x, 1.7x, 2.4x, 4.3x; hierarchical-sign 4.2x
+    // on one node of local ranks, 4.7x on sim's one rank per node.
     r.add({{"allreduce-fp32", {}, "ring allreduce (mean), fp32 on the wire"},
-           [](Communicator&) { return ring(WirePrecision::kFp32); }});
+           [](Communicator&) { return ring(WirePrecision::kFp32); },
+           2});
     r.add({{"allreduce-fp16", {}, "ring allreduce (mean), fp16 on the wire"},
-           [](Communicator&) { return ring(WirePrecision::kFp16); }});
+           [](Communicator&) { return ring(WirePrecision::kFp16); },
+           2});
     r.add({{"compressed-sign", {}, "compressed allreduce, sign compressor (1-bit Adam)"},
-           [](Communicator&) { return compressed("sign"); }});
+           [](Communicator&) { return compressed("sign"); },
+           3});
     r.add({{"compressed-binary", {}, "compressed allreduce, binary compressor (Birder)"},
-           [](Communicator&) { return compressed("binary"); }});
+           [](Communicator&) { return compressed("binary"); },
+           5});
     r.add({{"hierarchical-sign",
             {},
             "hierarchical compressed allreduce, sign compressor: within nodes, then across"},
-           [](Communicator& c) { return hierarchical(c, "sign"); }});
+           [](Communicator& c) { return hierarchical(c, "sign"); },
+           5});
     return r;
   }();
   return registry;

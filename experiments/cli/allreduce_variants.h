@@ -31,6 +31,10 @@ using AllreduceCall = std::function<void(Communicator&, std::vector<float>&, uin
 
 struct AllreduceVariant : RegistryEntry {
   std::function<AllreduceCall(Communicator&)> make;  // collective: every rank calls it
+  // Copies of one message each rank holds at once: the peak resident size over the ranks'
+  // vectors, measured with /usr/bin/time -v (4 ranks x 256 MB, local and sim), rounded up.
+  // comm-bench's host-memory check (experiments/scenario/host_memory.h) uses it.
+  int peak_copies = 0;
 };
 
 const Registry<AllreduceVariant>& allreduce_variants();

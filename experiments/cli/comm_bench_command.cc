@@ -162,6 +162,8 @@ void check(const BenchOptions& o, const BackendEntry& backend) {
     if (!(mb > 0) || mb > 4096)
       throw InvalidArgument(fmt::format("--sizes {}: expected MB in (0, 4096]", mb));
   }
+  int copies = 0;  // rejects unknown names before any work
+  for (const auto& v : o.variants) copies = std::max(copies, find_variant(v).peak_copies);
   if (in_process) {  // every rank's vector lives in this process
     const double largest = *std::max_element(o.sizes_mb.begin(), o.sizes_mb.end());
     if (largest * o.ranks > kMaxLocalMb) {
@@ -170,9 +172,8 @@ void check(const BenchOptions& o, const BackendEntry& backend) {
                       "process, expected at most {} MB",
                       largest, o.ranks, largest * o.ranks, kMaxLocalMb));
     }
-    check_comm_bench_memory(o.ranks, o.sizes_mb, o.variants, MemoryBudget::of_this_machine());
+    check_comm_bench_memory(o.ranks, o.sizes_mb, copies, MemoryBudget::of_this_machine());
   }
-  for (const auto& v : o.variants) find_variant(v);  // rejects unknown names before any work
   // Rank 0 creates the run directory only after the benchmark: refuse a bad --out before it.
   check_out_dir(o.out, out_mode(o.overwrite));
 }

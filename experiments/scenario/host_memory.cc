@@ -38,16 +38,6 @@ const std::map<std::string, int>& optimizer_vectors() {
   return table;
 }
 
-// Measured peak resident size over the ranks' messages (4 ranks, 256 MB): fp32 1.5x, fp16
-// 1.7x, sign 2.4x, binary 4.3x; rounded up.
-const std::map<std::string, int>& variant_copies() {
-  static const std::map<std::string, int> table = {{"allreduce-fp32", 2},
-                                                   {"allreduce-fp16", 2},
-                                                   {"compressed-sign", 3},
-                                                   {"compressed-binary", 5}};
-  return table;
-}
-
 int lookup_or_largest(const std::map<std::string, int>& table, const std::string& name) {
   const auto it = table.find(name);
   if (it != table.end()) return it->second;
@@ -104,14 +94,7 @@ double train_peak_bytes(int ranks, size_t parameters, const std::string& optimiz
   return ranks * kFloat * static_cast<double>(parameters) * vectors;
 }
 
-int comm_bench_copies(const std::string& variant) {
-  return lookup_or_largest(variant_copies(), variant);
-}
-
-double comm_bench_peak_bytes(int ranks, double largest_size_mb,
-                             const std::vector<std::string>& variants) {
-  int copies = 0;
-  for (const std::string& v : variants) copies = std::max(copies, comm_bench_copies(v));
+double comm_bench_peak_bytes(int ranks, double largest_size_mb, int copies) {
   return ranks * largest_size_mb * 1e6 * copies;
 }
 
@@ -149,11 +132,11 @@ void check_train_memory(int ranks, size_t parameters, const std::string& optimiz
                              kOverride));
 }
 
-void check_comm_bench_memory(int ranks, const std::vector<double>& sizes_mb,
-                             const std::vector<std::string>& variants, const MemoryBudget& budget) {
+void check_comm_bench_memory(int ranks, const std::vector<double>& sizes_mb, int copies,
+                             const MemoryBudget& budget) {
   const double largest = *std::max_element(sizes_mb.begin(), sizes_mb.end());
   budget.require(
-      comm_bench_peak_bytes(ranks, largest, variants),
+      comm_bench_peak_bytes(ranks, largest, copies),
       fmt::format("--sizes {} x --ranks {} (copies of each message per rank)", largest, ranks),
       fmt::format("lower --sizes or --ranks; {}", kOverride));
 }

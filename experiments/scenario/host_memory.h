@@ -9,7 +9,8 @@
 //   train        ranks x 4 B x parameters x (2 + optimizer state + 3): parameters and
 //                gradients, the optimizer's state vectors, two message buffers of the
 //                collectives and one vector for the task worker's activations
-//   comm-bench   ranks x largest size x copies of the costliest variant
+//   comm-bench   ranks x largest size x copies of the costliest variant (each variant's
+//                figure is in its entry, experiments/cli/allreduce_variants.h)
 //   collectives  elements x (32 B of shared double sums + ranks x 32 B)
 //   profile      by the way the step simulator times the cluster's collectives
 //                (simulation_path): 64 MiB + 1 KiB x gpus where they collapse onto a
@@ -43,17 +44,15 @@ SimulationPath simulation_path(const sim::StepConfig& config);
 int optimizer_state_vectors(const std::string& optimizer);
 
 double train_peak_bytes(int ranks, size_t parameters, const std::string& optimizer);
-// Copies of one message each rank holds at once for a comm-bench variant (largest if unknown).
-int comm_bench_copies(const std::string& variant);
-double comm_bench_peak_bytes(int ranks, double largest_size_mb,
-                             const std::vector<std::string>& variants);
+// `copies`: of one message, each rank holding them at once (the costliest variant's).
+double comm_bench_peak_bytes(int ranks, double largest_size_mb, int copies);
 double collectives_peak_bytes(int ranks, size_t elements);
 double simulation_peak_bytes(const sim::StepConfig& config);
 
 void check_train_memory(int ranks, size_t parameters, const std::string& optimizer,
                         const MemoryBudget& budget);
-void check_comm_bench_memory(int ranks, const std::vector<double>& sizes_mb,
-                             const std::vector<std::string>& variants, const MemoryBudget& budget);
+void check_comm_bench_memory(int ranks, const std::vector<double>& sizes_mb, int copies,
+                             const MemoryBudget& budget);
 void check_collectives_memory(int ranks, size_t elements, const MemoryBudget& budget);
 // `jobs` simulations at once, each as costly as the costliest of `scenarios` (resolved here;
 // they must resolve); `key` names what sets the GPU count.
