@@ -93,6 +93,12 @@ void check_one_value(const toml::table& root, const std::string& where) {
 
 }  // namespace
 
+std::vector<std::string> profile_scenario_flags() {
+  std::vector<std::string> names;
+  for (const FlagKeys& f : kFlagKeys) names.emplace_back(f.flag);
+  return names;
+}
+
 sim::Scenario profile_scenario(const std::string& config_file, const sim::Scenario& flags,
                                const std::vector<std::string>& given_flags,
                                const std::vector<std::string>& sets) {

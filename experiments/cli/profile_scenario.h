@@ -19,8 +19,12 @@
 
 namespace compopt::cli {
 
+// The profile flags that stand for config keys (every flag that sets the scenario).
+std::vector<std::string> profile_scenario_flags();
+
 // `flags`: the scenario of the flags (their defaults where not given); `given_flags`: the
-// names of those given (e.g. "--gpus"); `config_file`: empty for none.
+// names of those given (e.g. "--gpus"; other options are ignored); `config_file`: empty for
+// none.
 sim::Scenario profile_scenario(const std::string& config_file, const sim::Scenario& flags,
                                const std::vector<std::string>& given_flags,
                                const std::vector<std::string>& sets);
