@@ -44,7 +44,7 @@ void add_public_spec_clusters(Registry<ClusterEntry>& r) {
 }
 
 // The calibrated constants of the two paper clusters (their efficiencies) are the output of
-// sim/network_fit.h (`compopt profile --calibration --fit`; a test checks they agree); their
+// sim/network_fit.h (`compopt validate fit`; a test checks they agree); their
 // spreads are the extremes of the published rows around that fit. Both run NCCL 2.4's
 // algorithm choice (a hypothesis, docs/calibration.md: the paper names no version).
 // Public specs: PCIe 3.0 x16 = 15.75 GB/s per direction (126 Gbit/s); V100

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <numeric>
@@ -51,7 +52,7 @@ constexpr FieldRange kLatency = {0, 1, false,
                                  "seconds: no network path on Earth takes longer than 1 s one way"};
 constexpr FieldRange kFraction = {0, 1, true, "the fraction of the link rate carrying payload"};
 constexpr FieldRange kFactor = {0, 100, true, "a correction factor of the CM02 network model"};
-constexpr int kMaxNodes = 16384;               // the simulator's GPU limit with one GPU per node
+constexpr int kMaxNodes = kMaxClusterGpus;     // the simulator's GPU limit with one GPU per node
 constexpr int kMaxGpusPerNode = 1024;          // beyond any machine built
 constexpr double kMaxOversubscription = 1024;  // one uplink port for a full 1024-port leaf
 
@@ -72,6 +73,11 @@ void check_size(const ClusterSpec& spec) {
   if (spec.gpus_per_node < 1 || spec.gpus_per_node > kMaxGpusPerNode) {
     throw InvalidArgument(fmt::format("cluster '{}': gpus_per_node = {}, expected 1..{}", spec.name,
                                       spec.gpus_per_node, kMaxGpusPerNode));
+  }
+  if (static_cast<int64_t>(spec.nodes) * spec.gpus_per_node > kMaxClusterGpus) {
+    throw InvalidArgument(fmt::format(
+        "cluster '{}': nodes x gpus_per_node = {} x {} GPUs, expected at most {} in all", spec.name,
+        spec.nodes, spec.gpus_per_node, kMaxClusterGpus));
   }
 }
 

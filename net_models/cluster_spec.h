@@ -25,6 +25,11 @@
 
 namespace compopt::net {
 
+// The most GPUs a cluster may have, nodes x GPUs per node (and the most nodes): the step
+// simulator times 1,048,576 GPUs in under a minute where the collectives collapse
+// (sim/collapsed_rounds.h); elsewhere the host-memory check of the commands refuses far fewer.
+inline constexpr int kMaxClusterGpus = 1 << 20;
+
 enum class Topology { kStar, kFatTree, kTorus, kDragonfly };
 
 // Parses "star" | "fat-tree" | "torus" | "dragonfly"; throws InvalidArgument otherwise.

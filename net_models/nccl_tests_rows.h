@@ -2,7 +2,7 @@
 // Public nccl-tests all_reduce_perf results (data/published/nccl_tests_public.csv,
 // embedded in the binary): one fp32 sum allreduce per row, the hardware its GitHub thread
 // names and where it was posted. They are out-of-sample checks of the network model
-// (`compopt profile --public-checks`, docs/validation.md); nothing is ever fitted to them.
+// (`compopt validate public-checks`, docs/validation.md); nothing is ever fitted to them.
 // Thread-safe (function-local statics).
 
 #include <optional>

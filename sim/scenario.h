@@ -17,8 +17,8 @@
 
 namespace compopt::sim {
 
-// Larger clusters take hours to simulate on one machine; resolve_scenario refuses them.
-inline constexpr int kMaxScenarioGpus = 16384;
+// The cluster's limit (net_models/cluster_spec.h); resolve_scenario refuses more.
+inline constexpr int kMaxScenarioGpus = net::kMaxClusterGpus;
 // A larger micro-batch or accumulation exceeds any GPU's memory or any published setup; each
 // bucket is one more simulated collective per step.
 inline constexpr int kMaxScenarioBatch = 1 << 20;

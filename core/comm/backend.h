@@ -59,6 +59,9 @@ struct BackendTraits {
   bool in_process = false;  // run() accepts options.ranks > 0
   bool launched = false;    // run() accepts options.ranks == 0 (one rank per process)
   bool trains = false;      // `compopt train` runs on it
+  // Its clock is simulated time on a modelled cluster (SimGrid), not this machine's wall
+  // clock: `compopt train` simulates its run.cluster on it and charges compute by run.compute.
+  bool simulated = false;
 };
 
 struct BackendEntry : RegistryEntry {

@@ -1,21 +1,19 @@
-// `compopt collectives`: runs every allreduce variant on the Local backend and
-// reports bytes per rank, inter-node bytes, compression ratio, accuracy of one
+// `compopt collectives`: runs every allreduce variant (allreduce_variants.h) on the Local
+// backend and reports bytes per rank, inter-node bytes, compression ratio, accuracy of one
 // call and of the error-feedback average over steps, and wall time.
 
 #include <fmt/format.h>
 
 #include <cmath>
-#include <functional>
 #include <mutex>
 #include <random>
 #include <sstream>
 #include <vector>
 
-#include "core/comm/collectives/compressed_allreduce.h"
-#include "core/comm/collectives/hierarchical_allreduce.h"
 #include "core/comm/local/local_world.h"
 #include "core/util/csv_schema.h"
 #include "core/util/error.h"
+#include "experiments/cli/allreduce_variants.h"
 #include "experiments/cli/commands.h"
 #include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/host_memory.h"
@@ -37,14 +35,6 @@ struct Options {
   uint64_t seed = 1;
   std::string out;
   bool overwrite = false;
-};
-
-struct Variant {
-  std::string name;
-  // Reduces x in place to (an estimate of) the mean over ranks.
-  std::function<std::function<void(Communicator&, std::vector<float>&, uint64_t step)>(
-      Communicator&)>
-      make;
 };
 
 struct Result {
@@ -72,48 +62,7 @@ double relative_error(const std::vector<double>& got, const std::vector<double>&
   return den > 0 ? std::sqrt(num / den) : 0.0;
 }
 
-std::vector<Variant> variants() {
-  auto compressed = [](const char* spec) {
-    return [spec](Communicator&) {
-      auto compressor = std::shared_ptr<Compressor>(make_compressor(spec));
-      auto state = std::make_shared<CompressedAllreduceState>();
-      return [compressor, state](Communicator& c, std::vector<float>& x, uint64_t step) {
-        if (state->worker.size() == 0 && !x.empty())
-          *state = CompressedAllreduceState(x.size(), c.size());
-        c.compressed_allreduce(x, *compressor, *state, RandomKey{.seed = 7, .step = step});
-      };
-    };
-  };
-  return {
-      {"allreduce-fp32",
-       [](Communicator&) {
-         return [](Communicator& c, std::vector<float>& x, uint64_t) {
-           c.allreduce(x, ReduceOp::kMean);
-         };
-       }},
-      {"allreduce-fp16",
-       [](Communicator&) {
-         return [](Communicator& c, std::vector<float>& x, uint64_t) {
-           c.allreduce(x, ReduceOp::kMean, WirePrecision::kFp16);
-         };
-       }},
-      {"compressed-sign", compressed("sign")},
-      {"compressed-binary", compressed("binary")},
-      {"hierarchical-sign",
-       [](Communicator& comm) {
-         auto groups = std::make_shared<HierarchicalGroups>(HierarchicalGroups::split(comm));
-         auto compressor = std::shared_ptr<Compressor>(make_compressor("sign"));
-         auto state = std::make_shared<CompressedAllreduceState>();
-         return [groups, compressor, state](Communicator& c, std::vector<float>& x, uint64_t step) {
-           if (state->worker.size() == 0) *state = hierarchical_state(x.size(), *groups);
-           c.hierarchical_compressed_allreduce(*groups, x, *compressor, *state,
-                                               RandomKey{.seed = 7, .step = step});
-         };
-       }},
-  };
-}
-
-Result run_variant(const Options& o, const Variant& v) {
+Result run_variant(const Options& o, const AllreduceVariant& v) {
   Result result{.name = v.name};
   std::vector<double> exact_sum(o.elements, 0.0), got_sum(o.elements, 0.0),
       exact_first(o.elements, 0.0), got_first(o.elements);
@@ -210,7 +159,7 @@ void print_header(const Options& o) {
 std::string run_variants(const Options& o) {
   const double fp32_bytes = 2.0 * (o.ranks - 1) / o.ranks * 4.0 * static_cast<double>(o.elements);
   CsvWriter csv(collectives_schema());
-  for (const Variant& v : variants()) {
+  for (const AllreduceVariant& v : allreduce_variants().entries()) {
     const Result r = run_variant(o, v);
     const double ratio =
         r.bytes_per_rank > 0 ? fp32_bytes / static_cast<double>(r.bytes_per_rank) : 0.0;

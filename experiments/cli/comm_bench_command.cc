@@ -1,25 +1,22 @@
-// `compopt comm-bench`: times fp32 ring allreduce and compressed allreduce on any
-// backend of the registry (local threads, a simulated star of links, TCP, hybrid or
-// NCCL ranks started by `compopt launch`, MPI ranks started by mpirun) and reports
-// nccl-tests algbw / busbw per size. Variants call the communicator's collectives, so
-// each backend runs its own version (the CUDA kernels for the compressed ones on
-// hybrid and nccl). On sim the time is simulated wire time only (local compression
-// work is not charged); on the real backends it is wall time.
+// `compopt comm-bench`: times the allreduce variants (allreduce_variants.h: fp32 / fp16 ring,
+// compressed, hierarchical) on any backend of the registry (local threads, a simulated star
+// of links, TCP, hybrid or NCCL ranks started by `compopt launch`, MPI ranks started by
+// mpirun) and reports nccl-tests algbw / busbw per size. Variants call the communicator's
+// collectives, so each backend runs its own version (the CUDA kernels for the compressed ones
+// on hybrid and nccl). On a simulated backend (sim) the time is simulated wire time only
+// (local compression work is not charged); on the real backends it is wall time.
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <functional>
-#include <memory>
 #include <sstream>
 #include <vector>
 
-#include "core/comm/collectives/compressed_allreduce.h"
 #include "core/util/csv_schema.h"
 #include "core/util/error.h"
-#include "core/util/registry.h"
+#include "experiments/cli/allreduce_variants.h"
 #include "experiments/cli/commands.h"
 #include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/host_memory.h"
@@ -50,52 +47,9 @@ struct Row {
   uint64_t wire_bytes = 0;  // sent per rank per call
 };
 
-// One call of a variant on x (in place), with state kept across calls.
-using Reduce = std::function<void(Communicator&, std::vector<float>&, uint64_t step)>;
-
-// A comm-bench variant: `make` builds a fresh Reduce (with its own state) per run.
-struct BenchVariant : RegistryEntry {
-  std::function<Reduce()> make;
-};
-
-// The compressed allreduce of `compressor` through the communicator, so every backend runs its
-// own version (the CUDA kernels on hybrid and nccl).
-Reduce compressed(const std::string& compressor_name) {
-  auto compressor = std::shared_ptr<Compressor>(make_compressor(compressor_name));
-  auto state = std::make_shared<CompressedAllreduceState>();
-  return [compressor, state](Communicator& c, std::vector<float>& x, uint64_t step) {
-    if (state->worker.size() != compressed_padded_length(x.size(), c.size())) {
-      *state = CompressedAllreduceState(x.size(), c.size());
-    }
-    c.compressed_allreduce(x, *compressor, *state, RandomKey{.seed = 3, .step = step});
-  };
-}
-
-const Registry<BenchVariant>& bench_variants() {
-  static const Registry<BenchVariant> registry = [] {
-    Registry<BenchVariant> r("comm-bench variant");
-    r.add({{"allreduce-fp32", {}, "ring allreduce (mean), fp32 on the wire"}, [] {
-             return Reduce([](Communicator& c, std::vector<float>& x, uint64_t) {
-               c.allreduce(x, ReduceOp::kMean);
-             });
-           }});
-    r.add({{"allreduce-fp16", {}, "ring allreduce (mean), fp16 on the wire"}, [] {
-             return Reduce([](Communicator& c, std::vector<float>& x, uint64_t) {
-               c.allreduce(x, ReduceOp::kMean, WirePrecision::kFp16);
-             });
-           }});
-    r.add({{"compressed-sign", {}, "compressed allreduce, sign compressor (1-bit Adam)"},
-           [] { return compressed("sign"); }});
-    r.add({{"compressed-binary", {}, "compressed allreduce, binary compressor (Birder)"},
-           [] { return compressed("binary"); }});
-    return r;
-  }();
-  return registry;
-}
-
-const BenchVariant& find_variant(const std::string& name) {
+const AllreduceVariant& find_variant(const std::string& name) {
   try {
-    return bench_variants().get(name);
+    return allreduce_variants().get(name);
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(fmt::format("--variants: {}", e.what()));
   }
@@ -105,7 +59,7 @@ const BenchVariant& find_variant(const std::string& name) {
 std::vector<Row> bench(Communicator& comm, const BenchOptions& o) {
   std::vector<Row> rows;
   for (const std::string& name : o.variants) {
-    const Reduce reduce = find_variant(name).make();
+    const AllreduceCall reduce = find_variant(name).make(comm);
     for (double mb : o.sizes_mb) {
       const auto elements = static_cast<size_t>(mb * 1e6 / 4);
       std::vector<float> x(elements);
@@ -132,7 +86,7 @@ std::vector<Row> bench(Communicator& comm, const BenchOptions& o) {
   return rows;
 }
 
-void report(const BenchOptions& o, int ranks, const std::vector<Row>& rows) {
+void report(const BenchOptions& o, bool simulated, int ranks, const std::vector<Row>& rows) {
   RunDirectory dir("comm-bench", o.out, out_mode(o.overwrite));
   dir.run([&] {
     const double factor = ranks > 1 ? 2.0 * (ranks - 1) / ranks : 0.0;
@@ -162,7 +116,7 @@ void report(const BenchOptions& o, int ranks, const std::vector<Row>& rows) {
     auto meta =
         nlohmann::json{{"backend", o.backend},   {"ranks", ranks},   {"sizes_mb", o.sizes_mb},
                        {"variants", o.variants}, {"iters", o.iters}, {"warmup", o.warmup}};
-    if (o.backend == "sim") {
+    if (simulated) {
       meta["link_gbps"] = o.link_gbps;
       meta["latency_us"] = o.latency_us;
       meta["link_efficiency"] = o.link_efficiency;
@@ -208,6 +162,8 @@ void check(const BenchOptions& o, const BackendEntry& backend) {
     if (!(mb > 0) || mb > 4096)
       throw InvalidArgument(fmt::format("--sizes {}: expected MB in (0, 4096]", mb));
   }
+  int copies = 0;  // rejects unknown names before any work
+  for (const auto& v : o.variants) copies = std::max(copies, find_variant(v).peak_copies);
   if (in_process) {  // every rank's vector lives in this process
     const double largest = *std::max_element(o.sizes_mb.begin(), o.sizes_mb.end());
     if (largest * o.ranks > kMaxLocalMb) {
@@ -216,9 +172,8 @@ void check(const BenchOptions& o, const BackendEntry& backend) {
                       "process, expected at most {} MB",
                       largest, o.ranks, largest * o.ranks, kMaxLocalMb));
     }
-    check_comm_bench_memory(o.ranks, o.sizes_mb, o.variants, MemoryBudget::of_this_machine());
+    check_comm_bench_memory(o.ranks, o.sizes_mb, copies, MemoryBudget::of_this_machine());
   }
-  for (const auto& v : o.variants) find_variant(v);  // rejects unknown names before any work
   // Rank 0 creates the run directory only after the benchmark: refuse a bad --out before it.
   check_out_dir(o.out, out_mode(o.overwrite));
 }
@@ -229,9 +184,9 @@ WorldOptions world_options(const BenchOptions& o, const BackendEntry& backend) {
   WorldOptions world;
   if (!backend.traits.launched) {
     world.ranks = o.ranks;
-    world.gpus_per_node = backend.name == "sim" ? 1 : 0;
+    world.gpus_per_node = backend.traits.simulated ? 1 : 0;
   }
-  if (backend.name == "sim") {
+  if (backend.traits.simulated) {
     world.extras = {{"link_gbps", o.link_gbps},
                     {"latency_us", o.latency_us},
                     {"link_efficiency", o.link_efficiency}};
@@ -242,9 +197,9 @@ WorldOptions world_options(const BenchOptions& o, const BackendEntry& backend) {
 void run(const BenchOptions& o) {
   const BackendEntry& backend = find_backend(o.backend);
   check(o, backend);
-  backend.run(world_options(o, backend), [&o](Communicator& comm) {
+  backend.run(world_options(o, backend), [&o, &backend](Communicator& comm) {
     const auto rows = bench(comm, o);
-    if (comm.rank() == 0) report(o, comm.size(), rows);
+    if (comm.rank() == 0) report(o, backend.traits.simulated, comm.size(), rows);
   });
 }
 
@@ -276,7 +231,7 @@ void register_comm_bench_command(CLI::App& app) {
   cmd->add_option("--sizes", o->sizes_mb, "vector sizes in MB (fp32)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--variants", o->variants, option_help("variants, from:", bench_variants()))
+  cmd->add_option("--variants", o->variants, option_help("variants, from:", allreduce_variants()))
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--iters", o->iters, "timed calls per size")

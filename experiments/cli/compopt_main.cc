@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   compopt::cli::register_train_command(app);
   compopt::cli::register_profile_command(app);
   compopt::cli::register_sweep_command(app);
+  compopt::cli::register_validate_command(app);
   compopt::cli::register_reproduce_command(app);
   compopt::cli::register_list_command(app);
   try {

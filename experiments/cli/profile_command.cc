@@ -1,43 +1,34 @@
-// `compopt profile`: simulates one training step of a workload on a cluster for
-// an optimizer (SimGrid, scaled proxy) and prints the step-time breakdown of
-// 1-bit Adam's Table 1 (forward, backward allreduce, backward else, step,
-// allreduce %). `--calibration` runs the 13 published rows instead and prints
-// predicted against published figures (docs/calibration.md); with `--fit` it fits the network
-// parameters on them (sim/network_fit.h), with `--cross-validate` it predicts each row from the
-// fit on the others (docs/validation.md). `--public-checks` predicts the public nccl-tests
-// results instead (experiments/cli/public_checks.h), out of sample. Every profile carries low..high
-// bounds at the
-// cluster's bandwidth spread (sim/step_spread.h). `--trace [FILE]` also
-// writes a Chrome/Perfetto trace of the simulated step (sim/step_trace.h) to FILE, or
-// to trace.json in the run directory when no FILE is given.
+// `compopt profile [CONFIG.toml]`: simulates one training step of a workload on a cluster
+// for an optimizer (SimGrid, scaled proxy) and prints the step-time breakdown of 1-bit Adam's
+// Table 1 (forward, backward allreduce, backward else, step, allreduce %). The scenario is
+// CONFIG.toml (the sweep config `compopt sweep` reads, one value per [sweep] list), the flags
+// over it and the --set keys last (profile_scenario.h). Every profile carries low..high
+// bounds at the cluster's bandwidth spread (sim/step_spread.h). `--trace [FILE]` also writes
+// a Chrome/Perfetto trace of the simulated step (sim/step_trace.h) to FILE, or to trace.json
+// in the run directory when no FILE is given. `--export-platform FILE` writes the resolved
+// cluster's SimGrid platform instead of simulating. The checks against published
+// measurements are `compopt validate` (validate_command.cc).
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <array>
-#include <cmath>
 #include <filesystem>
-#include <sstream>
+#include <utility>
 
-#include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
-#include "core/util/median.h"
 #include "experiments/cli/commands.h"
-#include "experiments/cli/public_checks.h"
+#include "experiments/cli/profile_scenario.h"
 #include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/scenario_rows.h"
-#include "experiments/scenario/sweep_config.h"
-#include "net_models/calibration_rows.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/cluster_xml.h"
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
-#include "sim/network_fit.h"
+#include "sim/backend/sim_backend.h"
 #include "sim/scenario.h"
 #include "sim/step_trace.h"
 
@@ -45,13 +36,10 @@ namespace compopt::cli {
 namespace {
 
 struct Options {
-  sim::Scenario scenario;
+  std::string config;            // CONFIG.toml; empty: none
+  sim::Scenario scenario;        // the flags', then the resolved one (profile_scenario.h)
   std::string overlap = "auto";  // --overlap, parsed into scenario.overlap
   std::vector<std::string> sets;
-  bool calibration = false;
-  bool fit = false;             // --fit: with --calibration, the network fit
-  bool cross_validate = false;  // --cross-validate: with --calibration, leave-one-out
-  bool public_checks = false;   // --public-checks: the public nccl-tests cases
   std::string out;
   bool overwrite = false;
   bool trace = false;      // --trace given
@@ -65,11 +53,18 @@ std::string overlap_note(sim::OverlapMode mode) {
   return ", overlap " + sim::overlap_mode_name(mode);
 }
 
-// Refuses a --trace FILE that is a directory or whose folder is missing or not
-// writable, before anything is simulated.
+// Refuses a --trace FILE that is a directory, a .toml file (--trace took the CONFIG.toml
+// meant as the positional argument: writing the trace would replace it) or whose folder is
+// missing or not writable, before anything is simulated.
 void check_trace_file(const std::string& file) {
   if (file.empty()) return;
   namespace fs = std::filesystem;
+  if (fs::path(file).extension() == ".toml") {
+    throw InvalidArgument(fmt::format(
+        "--trace {}: expected a trace file name (.json), not a config; write CONFIG.toml "
+        "before --trace, or --trace=FILE",
+        file));
+  }
   std::error_code ec;
   if (fs::is_directory(file, ec))
     throw InvalidArgument(fmt::format("--trace {}: is a directory, expected a file name", file));
@@ -151,7 +146,7 @@ void print_memory(const sim::StepConfig& c, const sim::MemoryEstimate& m) {
 
 void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
-  check_simulation_memory(config.cluster.gpus(), 1, "--gpus", MemoryBudget::of_this_machine());
+  check_simulation_memory({o.scenario}, 1, "--gpus", MemoryBudget::of_this_machine());
   check_trace_file(o.trace_file);
   // Simulated before the run directory exists: a platform file SimGrid refuses leaves nothing.
   std::vector<sim::StagePhases> phases;
@@ -197,8 +192,9 @@ void run_profile(const Options& o) {
                         {"grad_accum", config.grad_accum},
                         {"overlap", sim::overlap_mode_name(config.overlap)},
                         {"platform_file", o.scenario.platform_file},
+                        {"config_file", o.config},
                         {"sets", o.sets},  // the --set keys as given: workload, cluster, training
-                        {"backend", "sim"}});
+                        {"backend", sim::kSimBackendName}});
   });
   fmt::print("\nwrote {}/profile.csv and run.json\n", dir.path().string());
   if (o.trace) fmt::print("wrote trace {} (open it in https://ui.perfetto.dev)\n", trace_path);
@@ -218,196 +214,37 @@ void run_export(const Options& o) {
              config.cluster.gpus_per_node, o.export_platform);
 }
 
-void run_calibration(const Options& o) {
-  RunDirectory dir("profile", o.out, out_mode(o.overwrite));
-  dir.run([&] {
-    fmt::print("{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9} {:>9} {:>7} | {:>6} {:>6} {:>6} | {}\n",
-               "cluster", "nodes", "gpus", "batch", "accum", "AR ms", "paper ms", "err %", "AR %",
-               "paper", "diff", "algorithm");
-    static const CsvSchema schema("calibration.csv", {{"cluster"},
-                                                      {"nodes"},
-                                                      {"gpus"},
-                                                      {"batch_per_gpu"},
-                                                      {"grad_accum"},
-                                                      {"allreduce_ms", "{:.3f}"},
-                                                      {"published_allreduce_ms", "{:.2f}"},
-                                                      {"allreduce_error_pct", "{:.2f}"},
-                                                      {"allreduce_pct", "{:.2f}"},
-                                                      {"published_allreduce_pct", "{:.0f}"},
-                                                      {"allreduce_pct_points", "{:.2f}"},
-                                                      {"algorithm"}});
-    CsvWriter csv(schema);
-    double worst_ms = 0, worst_pct = 0;
-    for (const net::ProfileRow& row : net::onebit_adam_profile_rows()) {
-      sim::Scenario s;
-      s.cluster = row.cluster;
-      s.gpus = row.gpus;
-      s.batch_per_gpu = row.batch_per_gpu;
-      s.grad_accum = row.grad_accum;
-      s.overlap = sim::OverlapMode::kOff;  // DeepSpeed's engine allreduces after backward
-      const sim::StageTiming t = sim::simulate_step(sim::resolve_scenario(s)).front();
-      const double ms = 1e3 * t.comm_s, err = 100.0 * (ms - row.allreduce_ms) / row.allreduce_ms;
-      const double points = t.allreduce_pct() - row.allreduce_pct;
-      worst_ms = std::max(worst_ms, std::abs(err));
-      worst_pct = std::max(worst_pct, std::abs(points));
-      fmt::print(
-          "{:<18} {:>5} {:>5} {:>6} {:>5} | {:>9.2f} {:>9.2f} {:>+7.1f} | {:>6.1f} {:>6.0f} "
-          "{:>+6.1f} | {}\n",
-          row.cluster, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms, row.allreduce_ms,
-          err, t.allreduce_pct(), row.allreduce_pct, points, t.algorithm);
-      csv.add({row.cluster, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, ms,
-               row.allreduce_ms, err, t.allreduce_pct(), row.allreduce_pct, points, t.algorithm});
-    }
-    fmt::print(
-        "\nworst |error|: {:.1f}% of allreduce ms (target 25%), {:.1f} points of allreduce % "
-        "(target "
-        "8)\n",
-        worst_ms, worst_pct);
-    dir.write_file("calibration.csv", csv.text());
-    dir.write_run_json({{"calibration", "onebit_adam_profile"}, {"backend", "sim"}});
-  });
-  fmt::print("wrote {}/calibration.csv and run.json\n", dir.path().string());
+// The checks that were profile flags before they became `compopt validate`'s
+// sub-subcommands, each with the command that runs it now (--fit and --cross-validate came
+// with --calibration, so they are looked at first).
+constexpr std::pair<const char*, const char*> kMovedFlags[] = {
+    {"--fit", "validate fit"},
+    {"--cross-validate", "validate cross-validate"},
+    {"--public-checks", "validate public-checks"},
+    {"--calibration", "validate calibration"},
+};
+
+// Registers the moved flags, hidden from --help, so that they can be refused by name.
+void add_moved_flags(CLI::App& cmd) {
+  for (const auto& [flag, command] : kMovedFlags) cmd.add_flag(flag)->group("");
 }
 
-// --calibration --fit: the network parameters fitted on all rows against the presets' constants.
-void run_fit(const Options& o) {
-  RunDirectory dir("profile", o.out, out_mode(o.overwrite));
-  dir.run([&] {
-    const sim::NetworkFit fit = sim::fit_network(net::onebit_adam_profile_rows());
-    static const CsvSchema schema("network_fit.csv", {{"cluster"},
-                                                      {"parameter"},
-                                                      {"fitted", "{:.6g}"},
-                                                      {"preset", "{:.6g}"},
-                                                      {"difference_pct", "{:.3f}"},
-                                                      {"rows"},
-                                                      {"fallback"}});
-    CsvWriter csv(schema);
-    fmt::print("{:<18} {:<22} {:>10} {:>10} {:>8} {:>5}\n", "cluster", "parameter", "fitted",
-               "preset", "diff %", "rows");
-    for (const sim::FittedParameter& p : fit.parameters) {
-      const double preset = sim::preset_parameter(net::cluster_preset(p.cluster), p.name);
-      const double diff = preset != 0 ? 100.0 * (p.value - preset) / preset : 0;
-      fmt::print("{:<18} {:<22} {:>10.4f} {:>10.4f} {:>+8.3f} {:>5}{}\n", p.cluster, p.name,
-                 p.value, preset, diff, p.rows, p.fallback.empty() ? "" : "  " + p.fallback);
-      csv.add({p.cluster, p.name, p.value, preset, diff, p.rows, p.fallback});
-    }
-    fmt::print("\nthe presets hold these values in net_models/cluster_presets.cc\n");
-    dir.write_file("network_fit.csv", csv.text());
-    dir.write_run_json({{"calibration", "onebit_adam_profile"}, {"fit", true}, {"backend", "sim"}});
-  });
-  fmt::print("wrote {}/network_fit.csv and run.json\n", dir.path().string());
-}
-
-// The median and the largest of |errors|.
-std::pair<double, double> median_and_worst(const std::vector<double>& errors) {
-  double worst = 0;
-  for (double e : errors) worst = std::max(worst, std::abs(e));
-  return {median_abs(errors), worst};
-}
-
-// --calibration --cross-validate: each row predicted by the fit on all the other rows.
-void run_cross_validation(const Options& o) {
-  RunDirectory dir("profile", o.out, out_mode(o.overwrite));
-  dir.run([&] {
-    static const CsvSchema schema("cross_validation.csv", {{"row"},
-                                                           {"cluster"},
-                                                           {"nodes"},
-                                                           {"gpus"},
-                                                           {"batch_per_gpu"},
-                                                           {"grad_accum"},
-                                                           {"predicted_allreduce_ms", "{:.3f}"},
-                                                           {"published_allreduce_ms", "{:.2f}"},
-                                                           {"error_pct", "{:.2f}"},
-                                                           {"fallback"}});
-    CsvWriter csv(schema);
-    fmt::print("leave-one-out: each row's allreduce predicted by the network fit on the others\n");
-    fmt::print("{:>3} {:<18} {:>5} {:>5} {:>5} {:>5} | {:>9} {:>9} {:>7}\n", "row", "cluster",
-               "nodes", "gpus", "batch", "accum", "AR ms", "paper ms", "err %");
-    std::vector<double> errors;
-    for (const sim::HeldOutRow& h : sim::cross_validate(net::onebit_adam_profile_rows())) {
-      const net::ProfileRow& r = h.published;
-      const std::string fallback = fmt::format("{}", fmt::join(h.fallbacks, "; "));
-      fmt::print("{:>3} {:<18} {:>5} {:>5} {:>5} {:>5} | {:>9.2f} {:>9.2f} {:>+7.1f}{}\n", h.row,
-                 r.cluster, r.nodes, r.gpus, r.batch_per_gpu, r.grad_accum, h.predicted_ms,
-                 r.allreduce_ms, h.error_pct, fallback.empty() ? "" : "  fallback: " + fallback);
-      csv.add({h.row, r.cluster, r.nodes, r.gpus, r.batch_per_gpu, r.grad_accum, h.predicted_ms,
-               r.allreduce_ms, h.error_pct, fallback});
-      errors.push_back(h.error_pct);
-    }
-    const auto [median, worst] = median_and_worst(errors);
-    fmt::print("\nmedian |error| {:.1f}%, worst {:.1f}% (targets: median 10%, worst 25%)\n", median,
-               worst);
-    dir.write_file("cross_validation.csv", csv.text());
-    dir.write_run_json(
-        {{"calibration", "onebit_adam_profile"}, {"cross_validate", true}, {"backend", "sim"}});
-  });
-  fmt::print("wrote {}/cross_validation.csv and run.json\n", dir.path().string());
-}
-
-// --calibration and its variants.
-void run_calibration_mode(const Options& o) {
-  if (o.fit && o.cross_validate)
-    throw InvalidArgument("--fit and --cross-validate are two runs, expected one of them");
-  if (o.fit) return run_fit(o);
-  if (o.cross_validate) return run_cross_validation(o);
-  run_calibration(o);
-}
-
-// Flags that exclude or need each other, refused before any work.
-void check_mode_flags(const Options& o) {
-  if (o.trace && o.calibration)
-    throw InvalidArgument("--trace traces one scenario's step, expected no --calibration");
-  if ((o.fit || o.cross_validate) && !o.calibration)
+void refuse_moved_flags(const CLI::App& cmd) {
+  for (const auto& [flag, command] : kMovedFlags) {
+    if (cmd.get_option(flag)->count() == 0) continue;
     throw InvalidArgument(
-        "--fit and --cross-validate work on the calibration rows, expected --calibration with "
-        "them");
-}
-
-// The flags --public-checks refuses: the cases are predicted as published, on their own
-// clusters, and the run is not a calibration.
-constexpr std::array<const char*, 19> kNotWithPublicChecks = {"--workload",
-                                                              "--cluster",
-                                                              "--gpu",
-                                                              "--platform",
-                                                              "--optimizer",
-                                                              "--gpus",
-                                                              "--gpus-per-node",
-                                                              "--inter-node-gbps",
-                                                              "--topology",
-                                                              "--batch-per-gpu",
-                                                              "--grad-accum",
-                                                              "--overlap",
-                                                              "--buckets",
-                                                              "--set",
-                                                              "--calibration",
-                                                              "--fit",
-                                                              "--cross-validate",
-                                                              "--trace",
-                                                              "--export-platform"};
-
-void check_public_checks_flags(const CLI::App& cmd) {
-  for (const char* name : kNotWithPublicChecks) {
-    if (cmd.get_option(name)->count() > 0) {
-      throw InvalidArgument(fmt::format(
-          "{} with --public-checks: the public cases run on their own clusters as published, "
-          "expected only --out and --overwrite with --public-checks",
-          name));
-    }
+        fmt::format("{}: the checks against published measurements are their own command now: run "
+                    "`compopt {}` (compopt validate --help lists them)",
+                    flag, command));
   }
 }
 
-// --calibration and the two runs it can do instead of the comparison.
-void add_calibration_flags(CLI::App& cmd, Options& o) {
-  cmd.add_flag("--calibration", o.calibration,
-               "run the 13 rows of 1-bit Adam's Table 1 and compare");
-  cmd.add_flag("--fit", o.fit,
-               "with --calibration: fit the network parameters on the rows (network_fit.csv)");
-  cmd.add_flag("--cross-validate", o.cross_validate,
-               "with --calibration: leave-one-out cross-validation of the network fit "
-               "(cross_validation.csv)");
-  cmd.add_flag("--public-checks", o.public_checks,
-               "predict the public nccl-tests results of data/published/"
-               "nccl_tests_public.csv, out of sample (public_checks.csv)");
+// The long names of the options given on the command line (e.g. "--gpus").
+std::vector<std::string> given_flags(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : cmd.get_options())
+    if (option->count() > 0) names.push_back(option->get_name());
+  return names;
 }
 
 // --overlap's value: an overlap mode; the message of another word says how a bare --overlap
@@ -462,6 +299,9 @@ void register_profile_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "profile", "Simulate one training step (SimGrid, scaled proxy) and print its time breakdown");
+  cmd->add_option("config", o->config,
+                  "CONFIG.toml: a sweep config of one scenario (one value per [sweep] list); the "
+                  "flags and --set keys apply over it");
   cmd->add_option("--workload", o->scenario.workload,
                   "workload preset: " + net::workload_registry().expected())
       ->capture_default_str();
@@ -478,9 +318,10 @@ void register_profile_command(CLI::App& app) {
       ->capture_default_str();
   add_scenario_flags(*cmd, *o);
   cmd->add_option("--set", o->sets,
-                  "key=value of a sweep config for one scenario, after the flags (repeatable), "
-                  "e.g. --set workload.name=bert-large --set cluster.gpus_per_node=8");
-  add_calibration_flags(*cmd, *o);
+                  "key=value of a sweep config for one scenario, over CONFIG.toml and the flags "
+                  "(repeatable), e.g. --set workload.name=bert-large --set "
+                  "cluster.gpus_per_node=8");
+  add_moved_flags(*cmd);
   cmd->add_option("--out", o->out, "run directory (default runs/profile-<time>)");
   CLI::Option* trace =
       cmd->add_option("--trace", o->trace_file,
@@ -496,16 +337,12 @@ void register_profile_command(CLI::App& app) {
               "--set keys: those of a sweep config (docs/simulator.md), one value each.");
   add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o, trace, cmd] {
-    if (o->public_checks) {
-      check_public_checks_flags(*cmd);
-      return run_public_checks(o->out, o->overwrite);
-    }
+    refuse_moved_flags(*cmd);
     o->trace = trace->count() > 0;
-    check_mode_flags(*o);
     o->scenario.overlap = sim::parse_overlap_mode(o->overlap);
-    o->scenario = apply_scenario_sets(o->scenario, o->sets);
+    o->scenario = profile_scenario(o->config, o->scenario, given_flags(*cmd), o->sets);
     if (!o->export_platform.empty()) return run_export(*o);
-    o->calibration ? run_calibration_mode(*o) : run_profile(*o);
+    run_profile(*o);
   });
 }
 

@@ -26,6 +26,7 @@
 #include "experiments/scenario/sweep_totals.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/workload.h"
+#include "sim/backend/sim_backend.h"
 #include "sim/scenario.h"
 
 namespace compopt::cli {
@@ -96,7 +97,7 @@ void run(const Options& o) {
   const int jobs = jobs_per_rank(o.jobs, world);
   // The job's ranks on this machine share its memory.
   const int at_once = std::max(1, std::min(jobs, static_cast<int>(mine.size()))) * world.local_size;
-  check_simulation_memory(largest_gpus(scenarios), at_once, "sweep.gpus",
+  check_simulation_memory(scenarios, at_once, "sweep.gpus",
                           MemoryBudget::of_this_machine());
   if (world.rank != 0) {  // a further MPI rank: simulate its share, send it to rank 0
     gather_steps(world, scenarios.size(), run_share(scenarios, mine, jobs, world));
@@ -108,7 +109,7 @@ void run(const Options& o) {
   dir.write_run_json({{"config_file", o.config},
                       {"config", config.resolved},
                       {"scenarios", scenarios.size()},
-                      {"backend", "sim"},
+                      {"backend", sim::kSimBackendName},
                       {"ranks", world.size}});
   const sim::TrainingSpec& training = scenarios.front().training;
   std::vector<SweepRow> rows;

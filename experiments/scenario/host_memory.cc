@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <map>
 
+#include "core/optim/optimizer_registry.h"
+#include "sim/collapsed_rounds.h"
+#include "sim/round_timing.h"
+
 namespace compopt::cli {
 namespace {
 
@@ -34,16 +38,6 @@ const std::map<std::string, int>& optimizer_vectors() {
   return table;
 }
 
-// Measured peak resident size over the ranks' messages (4 ranks, 256 MB): fp32 1.5x, fp16
-// 1.7x, sign 2.4x, binary 4.3x; rounded up.
-const std::map<std::string, int>& variant_copies() {
-  static const std::map<std::string, int> table = {{"allreduce-fp32", 2},
-                                                   {"allreduce-fp16", 2},
-                                                   {"compressed-sign", 3},
-                                                   {"compressed-binary", 5}};
-  return table;
-}
-
 int lookup_or_largest(const std::map<std::string, int>& table, const std::string& name) {
   const auto it = table.find(name);
   if (it != table.end()) return it->second;
@@ -53,6 +47,41 @@ int lookup_or_largest(const std::map<std::string, int>& table, const std::string
 }
 
 const char* kOverride = "COMPOPT_MEMORY_LIMIT_MB sets another budget";
+
+// The simulator's scheme of an optimizer stage's communication pattern.
+sim::CommScheme scheme_of(CommPattern pattern) {
+  switch (pattern) {
+    case CommPattern::kRing:
+      return sim::CommScheme::kRing;
+    case CommPattern::kCompressedFlat:
+      return sim::CommScheme::kCompressedFlat;
+    case CommPattern::kCompressedHierarchical:
+      return sim::CommScheme::kCompressedHierarchical;
+  }
+  return sim::CommScheme::kRing;
+}
+
+// Bytes per GPU and per GPU squared of each path (measured with /usr/bin/time -v,
+// docs/robustness.md "Limits on input"; rounded up).
+struct PathCost {
+  double per_gpu, per_gpu_squared;
+  const char* note;  // how the GPUs are simulated, for messages
+};
+PathCost cost_of(SimulationPath path) {
+  constexpr double kKiB = 1024;
+  switch (path) {
+    case SimulationPath::kCollapsed:
+      return {kKiB, 0, ""};
+    case SimulationPath::kRoundsEveryRank:
+      return {16 * kKiB, 48, " one actor per GPU (the cluster's rounds do not collapse)"};
+    case SimulationPath::kFullEveryRank:
+      return {16 * kKiB, 2 * kKiB,
+              " one actor per GPU running the collective in full (no round timing there)"};
+  }
+  return {16 * kKiB, 2 * kKiB, ""};
+}
+
+constexpr double kSimulationBaseBytes = 64.0 * (1 << 20);  // the process and SimGrid
 
 }  // namespace
 
@@ -65,14 +94,7 @@ double train_peak_bytes(int ranks, size_t parameters, const std::string& optimiz
   return ranks * kFloat * static_cast<double>(parameters) * vectors;
 }
 
-int comm_bench_copies(const std::string& variant) {
-  return lookup_or_largest(variant_copies(), variant);
-}
-
-double comm_bench_peak_bytes(int ranks, double largest_size_mb,
-                             const std::vector<std::string>& variants) {
-  int copies = 0;
-  for (const std::string& v : variants) copies = std::max(copies, comm_bench_copies(v));
+double comm_bench_peak_bytes(int ranks, double largest_size_mb, int copies) {
   return ranks * largest_size_mb * 1e6 * copies;
 }
 
@@ -83,9 +105,21 @@ double collectives_peak_bytes(int ranks, size_t elements) {
   return static_cast<double>(elements) * (kShared + ranks * kPerRank);
 }
 
-double simulation_peak_bytes(int gpus) {
-  const double g = gpus;
-  return 64.0 * (1 << 20) + 16.0 * 1024 * g + 24.0 * g * g;
+SimulationPath simulation_path(const sim::StepConfig& config) {
+  if (sim::collapsible(config.cluster) && !config.full_collectives)
+    return SimulationPath::kCollapsed;
+  SimulationPath path = SimulationPath::kRoundsEveryRank;
+  for (const StageSpec& stage : optimizer_registry().get(config.optimizer).stages) {
+    if (config.full_collectives || !sim::timed_by_rounds(scheme_of(stage.pattern), config.cluster))
+      path = SimulationPath::kFullEveryRank;
+  }
+  return path;
+}
+
+double simulation_peak_bytes(const sim::StepConfig& config) {
+  const PathCost cost = cost_of(simulation_path(config));
+  const double g = config.cluster.gpus();
+  return kSimulationBaseBytes + cost.per_gpu * g + cost.per_gpu_squared * g * g;
 }
 
 void check_train_memory(int ranks, size_t parameters, const std::string& optimizer,
@@ -98,11 +132,11 @@ void check_train_memory(int ranks, size_t parameters, const std::string& optimiz
                              kOverride));
 }
 
-void check_comm_bench_memory(int ranks, const std::vector<double>& sizes_mb,
-                             const std::vector<std::string>& variants, const MemoryBudget& budget) {
+void check_comm_bench_memory(int ranks, const std::vector<double>& sizes_mb, int copies,
+                             const MemoryBudget& budget) {
   const double largest = *std::max_element(sizes_mb.begin(), sizes_mb.end());
   budget.require(
-      comm_bench_peak_bytes(ranks, largest, variants),
+      comm_bench_peak_bytes(ranks, largest, copies),
       fmt::format("--sizes {} x --ranks {} (copies of each message per rank)", largest, ranks),
       fmt::format("lower --sizes or --ranks; {}", kOverride));
 }
@@ -113,11 +147,23 @@ void check_collectives_memory(int ranks, size_t elements, const MemoryBudget& bu
                  fmt::format("lower --elements or --ranks; {}", kOverride));
 }
 
-void check_simulation_memory(int gpus, int jobs, const std::string& key,
-                             const MemoryBudget& budget) {
-  budget.require(jobs * simulation_peak_bytes(gpus),
-                 fmt::format("{} = {} GPUs simulated, {} at a time", key, gpus, jobs),
-                 fmt::format("lower {} or the number of jobs; {}", key, kOverride));
+void check_simulation_memory(const std::vector<sim::Scenario>& scenarios, int jobs,
+                             const std::string& key, const MemoryBudget& budget) {
+  double peak = 0;
+  sim::StepConfig costliest;
+  for (const sim::Scenario& s : scenarios) {
+    const sim::StepConfig config = sim::resolve_scenario(s);
+    const double bytes = simulation_peak_bytes(config);
+    if (bytes > peak) {
+      peak = bytes;
+      costliest = config;
+    }
+  }
+  budget.require(
+      jobs * peak,
+      fmt::format("{} = {} GPUs simulated{}, {} at a time", key, costliest.cluster.gpus(),
+                  cost_of(simulation_path(costliest)).note, jobs),
+      fmt::format("lower {} or the number of jobs; {}", key, kOverride));
 }
 
 }  // namespace compopt::cli

@@ -170,11 +170,11 @@ std::string SimCompute::describe() const {
   return out;
 }
 
-SimCompute resolve_sim_compute(HyperParams& hp, const std::string& backend,
+SimCompute resolve_sim_compute(HyperParams& hp, const std::string& backend, bool simulated,
                                const net::ClusterSpec& cluster, const Task& task,
                                size_t batch_per_rank) {
   SimCompute s;
-  if (backend != "sim") {
+  if (!simulated) {
     for (const char* key : kKeys) {
       if (hp.has(key)) {
         hp.fail(fmt::format(

@@ -62,8 +62,9 @@ struct SimCompute {
 };
 
 // Reads the run.compute* / run.gpu / run.stand_in* keys from `hp` for a run of `task` with
-// `batch_per_rank` on `backend` (`cluster`: the sim cluster).
-SimCompute resolve_sim_compute(HyperParams& hp, const std::string& backend,
+// `batch_per_rank` on `backend` (`simulated`: its BackendTraits::simulated; `cluster`: the
+// simulated cluster).
+SimCompute resolve_sim_compute(HyperParams& hp, const std::string& backend, bool simulated,
                                const net::ClusterSpec& cluster, const Task& task,
                                size_t batch_per_rank);
 

@@ -218,6 +218,7 @@ HyperParamMap run_and_task_keys(const std::map<std::string, std::string>& values
 // run.backend, which must be one `compopt train` runs on.
 void resolve_backend(HyperParams& hp, TrainConfig& c) {
   c.backend = hp.choice("run.backend", "local", backend_registry().names());
+  c.simulated = backend_registry().get(c.backend).traits.simulated;
   if (!backend_registry().get(c.backend).traits.trains) {
     hp.fail(
         fmt::format("key 'run.backend' = '{}': compopt train runs on {} only ({} run the "
@@ -259,7 +260,7 @@ void resolve_ranks_and_cluster(HyperParams& hp, TrainConfig& c) {
                         c.gpus_per_node, c.ranks));
   }
   c.cluster = hp.text("run.cluster", "ethernet-v100-4");
-  if (c.backend != "sim") return;
+  if (!c.simulated) return;
   try {
     net::ClusterSpec spec = c.cluster.ends_with(".toml") ? cluster_from_file(c.cluster)
                                                          : net::cluster_preset(c.cluster);
@@ -351,7 +352,8 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
   c.eval_every = hp.integer("run.eval_every", 0, 0);
   c.seed = static_cast<uint64_t>(hp.integer("run.seed", 1, 0));
   build_task(hp, c);
-  c.compute = resolve_sim_compute(hp, c.backend, c.cluster_spec, *c.task, c.batch_per_rank);
+  c.compute =
+      resolve_sim_compute(hp, c.backend, c.simulated, c.cluster_spec, *c.task, c.batch_per_rank);
   hp.finish();
   resolve_steps(hp, c, epochs, steps);
   check_train_limits(c, MemoryBudget::of_this_machine());
@@ -365,7 +367,7 @@ nlohmann::json TrainConfig::to_json() const {
           {"values", values},
           {"resolved",
            {{"backend", backend},
-            {"cluster", backend == "sim" ? nlohmann::json(cluster) : nlohmann::json()},
+            {"cluster", simulated ? nlohmann::json(cluster) : nlohmann::json()},
             {"ranks", ranks},
             {"gpus_per_node", gpus_per_node},
             {"batch_per_rank", batch_per_rank},

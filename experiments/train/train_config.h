@@ -42,10 +42,11 @@ struct TrainConfig {
   std::vector<std::string> overrides;         // as given
   std::map<std::string, std::string> values;  // flat "table.key" -> value, file + overrides
   std::string backend = "local";
+  bool simulated = false;  // run.backend's BackendTraits::simulated: the cluster is modelled
   // Set when this process is one rank of a launched world (train_world.h).
   std::optional<LaunchedRank> launched;
-  std::string cluster;            // sim: preset name (run.cluster)
-  net::ClusterSpec cluster_spec;  // sim: the preset resized to `ranks` GPUs
+  std::string cluster;            // simulated: preset name (run.cluster)
+  net::ClusterSpec cluster_spec;  // simulated: the preset resized to `ranks` GPUs
   int ranks = 1;
   int gpus_per_node = 0;  // ranks per node (every rank is a GPU); 0: one node
   size_t batch_per_rank = 32;

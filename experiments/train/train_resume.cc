@@ -158,7 +158,7 @@ void check_launched_world(const std::string& run_dir, const Checkpoint& checkpoi
 std::map<std::string, std::string> run_identity(const TrainConfig& c) {
   std::map<std::string, std::string> id = {
       {"run.backend", c.backend},
-      {"run.cluster", c.backend == "sim" ? c.cluster : ""},
+      {"run.cluster", c.simulated ? c.cluster : ""},
       {"run.ranks", std::to_string(c.ranks)},
       {"run.ranks_per_node", std::to_string(c.gpus_per_node)},
       {"run.batch_per_rank", std::to_string(c.batch_per_rank)},
@@ -169,7 +169,7 @@ std::map<std::string, std::string> run_identity(const TrainConfig& c) {
   };
   for (const auto& [key, value] : c.optimizer_params) id["optimizer." + key] = value;
   // The simulated clock's charge: a resumed run continues the same time axis.
-  if (c.backend == "sim") id["run.compute"] = c.compute.describe();
+  if (c.simulated) id["run.compute"] = c.compute.describe();
   return id;
 }
 

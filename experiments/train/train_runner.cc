@@ -22,10 +22,10 @@ TrainHooks with_wire_scale(const TrainConfig& c, TrainHooks hooks) {
   return hooks;
 }
 
-// sim simulates the configured cluster preset, not the registered backend's star of
-// links; a launched rank joins its world (ranks = 0), whose size must be run.ranks.
+// A simulated backend (sim) runs the configured cluster, not the registered backend's star
+// of links; a launched rank joins its world (ranks = 0), whose size must be run.ranks.
 RankLauncher launcher_of(const TrainConfig& c) {
-  if (c.backend == "sim") {
+  if (c.simulated) {
     return [&c](const WorldFn& fn) {
       sim::run_sim(c.cluster_spec, c.ranks, c.cluster_spec.gpus_per_node, fn);
     };

@@ -130,8 +130,7 @@ std::string simulate_profile(const py::handle& workload, const py::handle& clust
   }
   apply_options(s, options);
   s = cli::scenario_from_table(s, std::move(root), "simulate");
-  cli::check_simulation_memory(sim::resolve_scenario(s).cluster.gpus(), 1, "gpus",
-                               MemoryBudget::of_this_machine());
+  cli::check_simulation_memory({s}, 1, "gpus", MemoryBudget::of_this_machine());
   return cli::profile_csv(s, simulate_released({s}, 1).front());
 }
 
@@ -152,7 +151,7 @@ std::pair<std::string, std::string> sweep(const py::handle& config, int jobs) {
   }
   const cli::SweepConfig c = sweep_config_of(config);
   const int parallel = cli::parallel_jobs(jobs);
-  cli::check_simulation_memory(cli::largest_gpus(c.scenarios),
+  cli::check_simulation_memory(c.scenarios,
                                std::min(parallel, static_cast<int>(c.scenarios.size())),
                                "sweep.gpus", MemoryBudget::of_this_machine());
   const std::vector<cli::SimulatedStep> steps = simulate_released(c.scenarios, parallel);

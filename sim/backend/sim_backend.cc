@@ -34,9 +34,9 @@ net::ClusterSpec star_cluster(const WorldOptions& options) {
                                        [&name = key](const Setting& s) { return name == s.name; });
     if (setting == std::end(kSettings)) {
       throw InvalidArgument(
-          fmt::format("backend 'sim': unknown setting '{}', expected link_gbps, latency_us or "
+          fmt::format("backend '{}': unknown setting '{}', expected link_gbps, latency_us or "
                       "link_efficiency",
-                      key));
+                      kSimBackendName, key));
     }
     setting->apply(cluster, value);
   }
@@ -57,9 +57,9 @@ class SimBackend : public Backend {
 
 void register_sim_backend(BackendRegistry& registry) {
   BackendEntry entry;
-  entry.name = "sim";
+  entry.name = kSimBackendName;
   entry.help = "ranks as SimGrid actors on a simulated cluster, simulated time";
-  entry.traits = {.in_process = true, .launched = false, .trains = true};
+  entry.traits = {.in_process = true, .launched = false, .trains = true, .simulated = true};
   entry.backend = std::make_shared<SimBackend>();
   registry.add(std::move(entry));
 }

@@ -11,6 +11,10 @@
 
 namespace compopt::sim {
 
+// The Sim backend's registered name, also what run.json records as the backend of the
+// commands that simulate a cluster directly (profile, sweep, validate).
+inline constexpr const char* kSimBackendName = "sim";
+
 void register_sim_backend(BackendRegistry& registry);
 
 }  // namespace compopt::sim

@@ -40,7 +40,7 @@ Sample measure(const std::string& optimizer, int gpus) {
     close(fds[0]);
     double wall = -1;
     try {
-      // Resolved at 8 GPUs (scenarios stop at the presets' 16,384), then grown to `gpus`.
+      // Resolved at 8 GPUs, then grown to `gpus` (beyond the scenarios' 2^20 if asked).
       compopt::sim::StepConfig config = compopt::sim::resolve_scenario(
           {.cluster = "ethernet-a100-8", .optimizer = optimizer, .gpus = 8});
       config.cluster.nodes = gpus / 8;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Bad input to every compopt subcommand (collectives, comm-bench, launch, train, profile, sweep):
-# each case must exit with code 2 before any work, print a message naming the bad value (or
-# key), and leave an existing output directory and file exactly as they were.
+# Bad input to every compopt subcommand (collectives, comm-bench, launch, train, profile, sweep,
+# validate): each case must exit with code 2 before any work, print a message naming the bad
+# value (or key), and leave an existing output directory and file exactly as they were.
 #   bad_input_test.sh COMPOPT_BINARY SOURCE_DIR
 set -uo pipefail
 SRC=$2
@@ -119,7 +119,7 @@ expect "profile cluster" "tpu-pod" "${P[@]}" --cluster tpu-pod
 expect "profile optimizer" "adamw" "${P[@]}" --optimizer adamw
 expect "profile gpus negative" "gpus = -1" "${P[@]}" --gpus -1
 expect "profile gpus not in nodes" "gpus = 6" "${P[@]}" --gpus 6
-expect "profile gpus too many" "gpus = 100000" "${P[@]}" --gpus 100000
+expect "profile gpus too many" "gpus = 2000000, expected 1..1048576" "${P[@]}" --gpus 2000000
 expect "profile bandwidth" "inter_node_gbps = -1" "${P[@]}" --inter-node-gbps -1
 expect "profile bandwidth nan" "inter_node_gbps = nan" "${P[@]}" --inter-node-gbps nan
 expect "profile topology" "hypercube" "${P[@]}" --topology hypercube
@@ -132,7 +132,8 @@ expect "profile out is a file" "--out $RES/afile" profile --out "$RES/afile"
 expect "profile set without =" "--set 'workload.name': expected key=value" "${P[@]}" --set workload.name
 expect "profile set workload" "gpt-5" "${P[@]}" --set workload.name=gpt-5
 expect "profile set unknown key" "cluster.nodez" "${P[@]}" --set cluster.nodez=4
-expect "profile set a grid" "give 2 scenarios, expected one" "${P[@]}" --set sweep.gpus=[8,16]
+expect "profile set a grid" "--set: sweep.gpus = [ 8, 16 ] holds 2 values, expected one" "${P[@]}" \
+  --set sweep.gpus=[8,16]
 expect "profile set gpus_per_node" "gpus_per_node = -2" "${P[@]}" --set cluster.gpus_per_node=-2
 expect "profile gpus-per-node flag" "gpus_per_node = -2" "${P[@]}" --gpus-per-node -2
 expect "profile set nics" "nics_per_node = 0" "${P[@]}" --set cluster.nics_per_node=0
@@ -150,13 +151,27 @@ expect "profile spread low" "inter_node_spread_low = 2, expected 0.1..1" "${P[@]
   --set cluster.inter_node_spread_low=2
 expect "profile spread high" "intra_node_spread_high = 0.5, expected 1..10" "${P[@]}" \
   --set cluster.intra_node_spread_high=0.5
-expect "profile fit without calibration" "expected --calibration with them" "${P[@]}" --fit
-expect "profile fit and cross-validate" "expected one of them" "${P[@]}" --calibration --fit \
-  --cross-validate
-expect "profile public checks with calibration" "--calibration with --public-checks" "${P[@]}" \
-  --public-checks --calibration
-expect "profile public checks with gpus" "--gpus with --public-checks" "${P[@]}" --public-checks \
-  --gpus 8
+expect "profile fit, now validate fit" "--fit: the checks against published measurements are \
+their own command now: run \`compopt validate fit\`" "${P[@]}" --calibration --fit
+expect "profile cross-validate" "run \`compopt validate cross-validate\`" "${P[@]}" \
+  --calibration --cross-validate
+expect "profile public checks" "run \`compopt validate public-checks\`" "${P[@]}" --public-checks
+expect "profile missing config" "sweep config '$WORK/none.toml': not found" "${P[@]}" "$WORK/none.toml"
+printf '[sweep]\ngpus = [8, 16]\noptimizers = "adam"\n' > "$WORK/grid.toml"
+expect "profile config of a grid" "sweep config '$WORK/grid.toml': sweep.gpus = [ 8, 16 ] holds 2 values" \
+  "${P[@]}" "$WORK/grid.toml"
+expect "profile config of a grid, set" "--set sweep.gpus=VALUE" "${P[@]}" "$WORK/grid.toml"
+expect "profile config unknown key" "unknown key 'sweep.gpuz'" "${P[@]}" "$WORK/grid.toml" \
+  --gpus 8 --set sweep.gpuz=8
+
+# --- validate ---
+expect "validate without a check" "validate: no check given, expected one of calibration, fit, \
+cross-validate, public-checks" validate
+expect "validate unknown check" "validate calibrate: unknown check, expected one of calibration" \
+  validate calibrate
+expect "validate fit with a scenario flag" "--gpus" validate fit --gpus 8 --out "$OUT" --overwrite
+expect "validate public checks out is a file" "--out $RES/afile" validate public-checks \
+  --out "$RES/afile"
 expect "profile export torus" "a torus platform cannot be exported" "${P[@]}" --topology torus \
   --export-platform "$WORK/t.xml"
 expect "profile export nowhere" "$WORK/none/t.xml" "${P[@]}" --export-platform "$WORK/none/t.xml"
@@ -177,7 +192,7 @@ expect "sweep buckets as text" "sweep.buckets" "${S[@]}" --set 'sweep.buckets="4
 expect "sweep buckets negative" "sweep.buckets = -1" "${S[@]}" --set sweep.buckets=-1
 expect "sweep overlap unknown" "unknown overlap mode 'maybe'" "${S[@]}" --set 'sweep.overlap="maybe"'
 expect "sweep gpus beyond int" "4294967312" "${S[@]}" --set sweep.gpus=[4294967312]
-expect "sweep gpus too many" "gpus = 65536" "${S[@]}" --set sweep.gpus=[65536]
+expect "sweep gpus too many" "gpus = 2000000" "${S[@]}" --set sweep.gpus=[2000000]
 expect "sweep gpus wrong type" "sweep.gpus" "${S[@]}" --set 'sweep.gpus=["8"]'
 expect "sweep empty axis" "sweep.gpus: empty list" "${S[@]}" --set sweep.gpus=[]
 expect "sweep optimizer" "adamw" "${S[@]}" --set 'sweep.optimizers=["adam","adamw"]'
@@ -240,9 +255,13 @@ expect "profile grad-accum beyond range" "grad_accum = 2000000" profile --grad-a
 expect "profile buckets beyond range" "buckets = 5000" profile --overlap --buckets 5000 --out "$NEW"
 printf '<?xml version="1.0"?>\n<platform version="4.1">\n<zone id="z"\n' > "$WORK/malformed.xml"
 expect "profile malformed platform" "$WORK/malformed.xml" profile --platform "$WORK/malformed.xml" --out "$NEW"
-COMPOPT_MEMORY_LIMIT_MB=100 expect "profile memory estimate" "--gpus = 4096 GPUs" profile --gpus 4096 --out "$NEW"
-COMPOPT_MEMORY_LIMIT_MB=100 expect "sweep memory estimate" "sweep.gpus = 4096 GPUs" "${S[@]}" \
-  --set sweep.gpus=[4096] --jobs 1
+COMPOPT_MEMORY_LIMIT_MB=100 expect "profile memory estimate" \
+  "--gpus = 131072 GPUs simulated, 1 at a time needs about 192 MiB" profile --gpus 131072 --out "$NEW"
+COMPOPT_MEMORY_LIMIT_MB=1000 expect "profile memory, one actor per GPU" \
+  "--gpus = 4096 GPUs simulated one actor per GPU running the collective in full" profile \
+  --gpus 4096 --topology torus --optimizer onebit-adam --out "$NEW"
+COMPOPT_MEMORY_LIMIT_MB=100 expect "sweep memory estimate" "sweep.gpus = 131072 GPUs" "${S[@]}" \
+  --set sweep.gpus=[16,131072] --jobs 1
 COMPOPT_MEMORY_LIMIT_MB=lots expect "memory limit not a number" "COMPOPT_MEMORY_LIMIT_MB" \
   collectives --elements 8 --steps 1 --out "$NEW"
 T2=(train "$WORK/quad.toml" --out "$NEW" --quiet)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The top level of compopt: `--version`, bare `compopt` (help, exit 0), help texts that list
-# the registries, the hidden `list` utility, and `profile --set` with the keys of a sweep
-# config (gpus_per_node and its alias ranks_per_node, as --set key and as flag).
+# the registries and `validate`'s checks, the hidden `list` utility, and `profile --set` with
+# the keys of a sweep config (gpus_per_node and its alias ranks_per_node, as --set key and as
+# flag).
 #   help_version_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
@@ -29,6 +30,12 @@ out=$("$BIN" profile --help 2>&1)
 has "profile --help" "gpt-1.3b (aliases: bert-large = bert-large-seq128" "$out"
 has "profile --help" "  infiniband-v100-8  8 nodes x 8 V100" "$out"
 has "profile --help" "--gpus-per-node" "$out"
+has "profile --help" "CONFIG.toml: a sweep config of one scenario" "$out"
+grep -q -- "--calibration\|--public-checks" <<<"$out" && fail "profile --help lists a moved check"
+out=$("$BIN" validate --help 2>&1)
+for check in calibration fit cross-validate public-checks; do
+  grep -qE "^  $check +[a-z]" <<<"$out" || fail "validate --help lacks '$check': $out"
+done
 out=$("$BIN" sweep --help 2>&1)
 has "sweep --help" "  resnet152-imagenet  ResNet-152" "$out"
 has "sweep --help" "birder-hierarchical" "$out"

@@ -2,7 +2,8 @@
 # `compopt profile --trace`: the file is Chrome trace-event JSON whose spans agree
 # with profile.csv (read by Python's json module, as Perfetto's importer reads it);
 # --trace without a file puts trace.json in the run directory; a directory, a missing
-# folder or --calibration is refused with exit code 2 before anything is simulated.
+# folder, a .toml file (the config taken by a bare --trace) or --calibration is refused with
+# exit code 2 before anything is simulated.
 #   profile_trace_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
@@ -54,6 +55,12 @@ expect_refusal() {  # WHAT MESSAGE ARGS...
 expect_refusal "trace to a directory" "--trace $WORK: is a directory" --trace "$WORK"
 expect_refusal "trace in a missing folder" "$WORK/none is not a directory" \
   --trace "$WORK/none/step.json"
-expect_refusal "trace with calibration" "expected no --calibration" --trace x.json --calibration
+expect_refusal "trace with calibration" "run \`compopt validate calibration\`" --trace x.json \
+  --calibration
+# A bare --trace followed by the config takes it as its FILE: refused rather than overwritten.
+echo '[sweep]' > "$WORK/c.toml"
+expect_refusal "trace taking the config" "--trace $WORK/c.toml: expected a trace file name" \
+  --trace "$WORK/c.toml"
+[ "$(cat "$WORK/c.toml")" = "[sweep]" ] || fail "trace taking the config: the config changed"
 
 finish "profile --trace: all checks passed"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `compopt profile --public-checks`: every case of data/published/nccl_tests_public.csv
+# `compopt validate public-checks`: every case of data/published/nccl_tests_public.csv
 # is predicted exactly once, public_checks.csv's error is (predicted - published) / published,
 # a time is marked as implied by busbw exactly where the data file prints none, and the
 # summary line is printed. No error value is pinned: the model changes, the data does not.
@@ -9,8 +9,8 @@ SRC=$2
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 use_binary "$1"
 
-"$BIN" profile --public-checks --out "$WORK/pc" > "$WORK/pc.log" 2>&1 ||
-  fail "--public-checks failed: $(tail -3 "$WORK/pc.log")"
+"$BIN" validate public-checks --out "$WORK/pc" > "$WORK/pc.log" 2>&1 ||
+  fail "validate public-checks failed: $(tail -3 "$WORK/pc.log")"
 grep -q "^median |error| .*%, [0-9]* of [0-9]* cases within 20%" "$WORK/pc.log" ||
   fail "no summary line: $(cat "$WORK/pc.log")"
 /usr/bin/python3 - "$WORK/pc/public_checks.csv" \

@@ -1,6 +1,7 @@
 // The backend registry: every backend listed once in a fixed order, built or not; available()
 // reasons; unknown names list every backend; run() refuses what a backend cannot do before
-// starting any rank; the in-process backends honour ranks and gpus_per_node.
+// starting any rank; the in-process backends honour ranks and gpus_per_node; only sim is
+// simulated.
 
 #include "real_backend/backend_registry.h"
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/util/error.h"
+#include "sim/backend/sim_backend.h"
 #include "tests/conformance/per_rank.h"
 
 namespace compopt::testing {
@@ -69,6 +71,14 @@ TEST(BackendRegistry, EveryBuiltBackendTrains) {
   }
   EXPECT_TRUE(backend_registry().get("local").traits.trains);
   EXPECT_TRUE(backend_registry().get("tcp").traits.trains);
+}
+
+// Only sim's clock is simulated: commands ask the trait, and sim registers the name that
+// run.json records for the commands simulating a cluster directly.
+TEST(BackendRegistry, OnlySimIsSimulated) {
+  for (const BackendEntry& b : backend_registry().entries())
+    EXPECT_EQ(b.traits.simulated, b.name == "sim") << b.name;
+  EXPECT_EQ(backend_registry().get(sim::kSimBackendName).name, "sim");
 }
 
 TEST(BackendRegistry, UnbuiltBackendRefusesWithItsReason) {

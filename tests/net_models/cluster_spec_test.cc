@@ -67,7 +67,17 @@ TEST(ClusterSpec, RejectsFiguresOutsideTheirPhysicalRanges) {
 TEST(ClusterSpec, RejectsBadCountsAndModels) {
   ClusterSpec c;
   c.nodes = 0;
-  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("nodes = 0, expected 1..16384"));
+  EXPECT_THAT(error_of([&] { c.validate(); }), HasSubstr("nodes = 0, expected 1..1048576"));
+  // 2^20 GPUs in all: one per node, or 2^17 nodes of 8; one GPU more is refused.
+  c.nodes = 1 << 20;
+  c.gpus_per_node = 1;
+  EXPECT_NO_THROW(c.validate());
+  c.nodes = 1 << 17;
+  c.gpus_per_node = 8;
+  EXPECT_NO_THROW(c.validate());
+  c.gpus_per_node = 9;
+  EXPECT_THAT(error_of([&] { c.validate(); }),
+              HasSubstr("nodes x gpus_per_node = 131072 x 9 GPUs, expected at most 1048576"));
   c = ClusterSpec{};
   c.network_model = "Constant";
   EXPECT_THAT(error_of([&] { c.validate(); }),

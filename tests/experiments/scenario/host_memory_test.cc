@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/util/error.h"
+#include "net_models/cluster_spec.h"
 #include "tests/support/invalid_argument_message.h"
 
 namespace compopt::cli {
@@ -40,18 +41,52 @@ TEST(MemoryEstimates, TrainCountsEveryRanksVectors) {
                    train_peak_bytes(16, mlp, "adam") * 10 / 8);
 }
 
-TEST(MemoryEstimates, CommBenchUsesTheCostliestVariantAndLargestSize) {
-  EXPECT_DOUBLE_EQ(comm_bench_peak_bytes(4, 100, {"allreduce-fp32"}), 4 * 100e6 * 2);
-  EXPECT_DOUBLE_EQ(comm_bench_peak_bytes(4, 100, {"allreduce-fp32", "compressed-sign"}),
-                   4 * 100e6 * 3);
-  EXPECT_DOUBLE_EQ(comm_bench_peak_bytes(2, 1, {"compressed-binary"}), 2 * 1e6 * 5);
+TEST(MemoryEstimates, CommBenchCountsEveryRanksCopiesOfTheLargestSize) {
+  EXPECT_DOUBLE_EQ(comm_bench_peak_bytes(4, 100, 2), 4 * 100e6 * 2);
+  EXPECT_DOUBLE_EQ(comm_bench_peak_bytes(2, 1, 5), 2 * 1e6 * 5);
 }
 
-TEST(MemoryEstimates, CollectivesAndSimulation) {
+TEST(MemoryEstimates, Collectives) {
   // 1 Mi elements, 8 ranks: 32 B shared + 8 x 32 B per element.
   EXPECT_DOUBLE_EQ(collectives_peak_bytes(8, 1 << 20), (1 << 20) * (32.0 + 8 * 32.0));
-  // 1024 GPUs: 64 MiB + 16 KiB x 1024 + 24 B x 1024^2 = 64 + 16 + 24 MiB.
-  EXPECT_DOUBLE_EQ(simulation_peak_bytes(1024), (64.0 + 16 + 24) * (1 << 20));
+}
+
+// A step of `optimizer` on `gpus` GPUs of ethernet-v100-4 (a star), or of a fat-tree of 16
+// nodes per leaf switch when `leaves`.
+sim::StepConfig step(const std::string& optimizer, int gpus, bool leaves = false) {
+  sim::StepConfig c = sim::resolve_scenario({.optimizer = optimizer, .gpus = gpus});
+  if (leaves) {
+    c.cluster.topology = net::Topology::kFatTree;
+    c.cluster.nodes_per_switch = 16;
+  }
+  return c;
+}
+
+TEST(MemoryEstimates, SimulationPathFollowsTheSimulatorsChoice) {
+  // A star collapses onto a two-node mirror whatever the optimizer.
+  EXPECT_EQ(simulation_path(step("adam", 131072)), SimulationPath::kCollapsed);
+  EXPECT_EQ(simulation_path(step("birder-hierarchical", 131072)), SimulationPath::kCollapsed);
+  // Several leaf switches: the ring's rounds on every rank, the compressed schemes in full.
+  EXPECT_EQ(simulation_path(step("adam", 1024, true)), SimulationPath::kRoundsEveryRank);
+  EXPECT_EQ(simulation_path(step("onebit-adam", 1024, true)), SimulationPath::kFullEveryRank);
+  // A platform file, or the reference mode of the tests: every collective in full.
+  sim::StepConfig file = step("adam", 1024);
+  file.cluster.platform_file = "cluster.xml";
+  EXPECT_EQ(simulation_path(file), SimulationPath::kFullEveryRank);
+  sim::StepConfig full = step("adam", 1024);
+  full.full_collectives = true;
+  EXPECT_EQ(simulation_path(full), SimulationPath::kFullEveryRank);
+}
+
+TEST(MemoryEstimates, SimulationGrowsLinearlyWhereItCollapsesQuadraticallyElsewhere) {
+  constexpr double kMiB = 1 << 20;
+  // 1024 GPUs: 64 MiB + 1 KiB x 1024 collapsed; + 16 KiB x 1024 + 48 B x 1024^2 = 16 + 48 MiB
+  // with rounds on every rank; + 16 MiB + 2 KiB x 1024^2 = 2048 MiB with the full collective.
+  EXPECT_DOUBLE_EQ(simulation_peak_bytes(step("adam", 1024)), 65 * kMiB);
+  EXPECT_DOUBLE_EQ(simulation_peak_bytes(step("adam", 1024, true)), 128 * kMiB);
+  EXPECT_DOUBLE_EQ(simulation_peak_bytes(step("onebit-adam", 1024, true)), (64 + 16 + 2048) * kMiB);
+  // 131,072 GPUs on a star: 64 + 128 MiB (measured: 78 MB).
+  EXPECT_DOUBLE_EQ(simulation_peak_bytes(step("adam", 131072)), 192 * kMiB);
 }
 
 TEST(MemoryEstimates, ChecksRefuseWhatExceedsTheBudgetNamingTheKey) {
@@ -59,16 +94,25 @@ TEST(MemoryEstimates, ChecksRefuseWhatExceedsTheBudgetNamingTheKey) {
   EXPECT_NO_THROW(check_train_memory(2, 1000, "adam", budget));
   EXPECT_THAT(error_of([&] { check_train_memory(16, 80015370, "adam", budget); }),
               HasSubstr("run.ranks = 16 ranks x 80015370 parameters (adam: 8 float vectors"));
-  EXPECT_NO_THROW(check_comm_bench_memory(4, {1, 16}, {"allreduce-fp32"}, budget));
+  EXPECT_NO_THROW(check_comm_bench_memory(4, {1, 16}, 2, budget));
   EXPECT_THAT(error_of([&] {
-                check_comm_bench_memory(4, {1, 4096}, {"allreduce-fp32"}, budget);
+                check_comm_bench_memory(4, {1, 4096}, 2, budget);
               }),
               HasSubstr("--sizes 4096 x --ranks 4"));
   EXPECT_THAT(error_of([&] { check_collectives_memory(64, 1 << 20, budget); }),
               HasSubstr("--elements 1048576 x --ranks 64"));
-  EXPECT_NO_THROW(check_simulation_memory(1024, 4, "sweep.gpus", budget));
-  EXPECT_THAT(error_of([&] { check_simulation_memory(16384, 1, "--gpus", budget); }),
-              HasSubstr("--gpus = 16384 GPUs simulated, 1 at a time needs about 6."));
+  const sim::Scenario star{.gpus = 131072}, big_star{.gpus = 1 << 20};
+  const sim::Scenario leaves{.cluster_spec = step("onebit-adam", 1024, true).cluster,
+                             .optimizer = "onebit-adam"};
+  EXPECT_NO_THROW(check_simulation_memory({star}, 4, "sweep.gpus", budget));  // 4 x 192 MiB
+  EXPECT_THAT(error_of([&] { check_simulation_memory({big_star}, 1, "--gpus", budget); }),
+              HasSubstr("--gpus = 1048576 GPUs simulated, 1 at a time needs about 1.1 GiB"));
+  // The costliest scenario is named, with how its GPUs are simulated.
+  EXPECT_THAT(error_of([&] {
+                check_simulation_memory({star, leaves}, 1, "sweep.gpus", budget);
+              }),
+              HasSubstr("sweep.gpus = 1024 GPUs simulated one actor per GPU running the "
+                        "collective in full (no round timing there), 1 at a time needs about 2.1"));
 }
 
 }  // namespace
