@@ -97,8 +97,7 @@ void run(const Options& o) {
   const int jobs = jobs_per_rank(o.jobs, world);
   // The job's ranks on this machine share its memory.
   const int at_once = std::max(1, std::min(jobs, static_cast<int>(mine.size()))) * world.local_size;
-  check_simulation_memory(scenarios, at_once, "sweep.gpus",
-                          MemoryBudget::of_this_machine());
+  check_simulation_memory(scenarios, at_once, "sweep.gpus", MemoryBudget::of_this_machine());
   if (world.rank != 0) {  // a further MPI rank: simulate its share, send it to rank 0
     gather_steps(world, scenarios.size(), run_share(scenarios, mine, jobs, world));
     return;

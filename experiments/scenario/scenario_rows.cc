@@ -51,11 +51,4 @@ std::string sweep_csv(const std::vector<sim::Scenario>& scenarios,
   return csv;
 }
 
-int largest_gpus(const std::vector<sim::Scenario>& scenarios) {
-  int gpus = 0;
-  for (const sim::Scenario& s : scenarios)
-    gpus = std::max(gpus, sim::resolve_scenario(s).cluster.gpus());
-  return gpus;
-}
-
 }  // namespace compopt::cli

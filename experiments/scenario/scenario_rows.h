@@ -27,7 +27,4 @@ std::string profile_csv(const sim::Scenario& scenario, const SimulatedStep& step
 std::string sweep_csv(const std::vector<sim::Scenario>& scenarios,
                       const std::vector<SimulatedStep>& steps, std::vector<SweepRow>& rows);
 
-// The largest GPU count of `scenarios` (each resolves).
-int largest_gpus(const std::vector<sim::Scenario>& scenarios);
-
 }  // namespace compopt::cli

@@ -1,6 +1,7 @@
 #pragma once
-// Python values as TOML, for the config readers that take TOML tables (experiments/scenario/*_table.h, sweep_config.h):
-// a dict of str keys becomes a table, a list or tuple an array, bool / int (anything with
+// Python values as TOML, for the config readers that take TOML tables
+// (experiments/scenario/*_table.h, sweep_config.h): a dict of str keys becomes a table, a list or
+// tuple an array, bool / int (anything with
 // __index__, e.g. numpy.int64) / float (or anything with __float__, e.g. numpy.float32) / str
 // the TOML value of that type. Anything else (None, an object) throws InvalidArgument naming its
 // key path under `where` and the types TOML holds. A TOML file is read by toml++ itself, and

@@ -8,7 +8,8 @@ import pathlib
 
 import pytest
 
-SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "validation" / "netns_training_compare.py"
+SCRIPT = (pathlib.Path(__file__).resolve().parents[2] / "experiments" / "validation"
+          / "netns_training_compare.py")
 spec = importlib.util.spec_from_file_location("netns_training_compare", SCRIPT)
 compare = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(compare)
