@@ -25,10 +25,11 @@ INLINE_CODE = re.compile(r"`([^`]+)`")
 
 
 def is_template(command):
-    """True for a command that only shows a form: `...`, [--options], PLACEHOLDERS."""
+    """True for a command that only shows a form: `...`, [--options], PLACEHOLDERS (also
+    optional ones, [CONFIG.toml])."""
     if any(mark in command for mark in ("...", "[-", "<", "$")):
         return True
-    return any(PLACEHOLDER.match(token) for token in re.split(r"[\s=]+", command))
+    return any(PLACEHOLDER.match(token.strip("[]")) for token in re.split(r"[\s=]+", command))
 
 
 def subcommand_of(command):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `compopt profile CONFIG.toml`: the sweep config of one scenario gives the same profile.csv as
 # the equivalent flags and --set keys, and the same rows as `compopt sweep` of the same file
-# (whose sweep.csv adds end_to_end_speedup); a flag replaces the key it stands for (--gpus
+# (whose sweep.csv adds end_to_end_speedup and speedup_baseline); a flag replaces the key it stands for (--gpus
 # sweep.gpus, --cluster cluster.preset with the table's other keys kept), which also picks one
 # scenario of a grid file; --set keys refine a cluster described in full; run.json names the file.
 #   profile_config_cli_test.sh COMPOPT_BINARY SOURCE_DIR
@@ -41,9 +41,10 @@ run flags profile --workload bert-large-seq128 --cluster ethernet-v100-4 --optim
 run sweep sweep "$WORK/one.toml" --jobs 1
 cmp -s "$WORK/file/profile.csv" "$WORK/flags/profile.csv" ||
   fail "profile of the file differs from the flags: $(diff "$WORK/file/profile.csv" "$WORK/flags/profile.csv")"
-[ "$(head -1 "$WORK/sweep/sweep.csv" | sed 's/.*,//')" = end_to_end_speedup ] ||
-  fail "sweep.csv does not end with end_to_end_speedup"
-sed 's/,[^,]*$//' "$WORK/sweep/sweep.csv" | cmp -s - "$WORK/file/profile.csv" ||
+[ "$(head -1 "$WORK/sweep/sweep.csv" | sed 's/.*,\([^,]*,[^,]*\)$/\1/')" = \
+  end_to_end_speedup,speedup_baseline ] ||
+  fail "sweep.csv does not end with end_to_end_speedup,speedup_baseline"
+sed 's/,[^,]*,[^,]*$//' "$WORK/sweep/sweep.csv" | cmp -s - "$WORK/file/profile.csv" ||
   fail "profile of the file differs from its sweep: $(cat "$WORK/sweep/sweep.csv")"
 [ "$(column stage "$WORK/file/profile.csv" | tr '\n' ' ')" = "warmup compression " ] ||
   fail "onebit-adam's two stages expected: $(cat "$WORK/file/profile.csv")"
@@ -69,7 +70,7 @@ GRID=$SRC/experiments/configs/sweep_bert_large.toml
 run pick profile "$GRID" --optimizer adam --gpus 16 --inter-node-gbps 40
 run pick_sweep sweep "$GRID" --set 'sweep.optimizers=["adam"]' --set sweep.gpus=[16] \
   --set sweep.inter_node_gbps=[40] --jobs 1
-sed 's/,[^,]*$//' "$WORK/pick_sweep/sweep.csv" | cmp -s - "$WORK/pick/profile.csv" ||
+sed 's/,[^,]*,[^,]*$//' "$WORK/pick_sweep/sweep.csv" | cmp -s - "$WORK/pick/profile.csv" ||
   fail "one scenario of the grid differs from its sweep"
 
 # A cluster in full (no preset): --set keys change its fields, --gpus its size.
