@@ -19,12 +19,12 @@ double error_feedback_fraction(const OptimizerEntry& entry, const net::ClusterSp
 
 }  // namespace
 
-MemoryEstimate estimate_memory(const StepConfig& config) {
+GpuMemory estimate_gpu_memory(const StepConfig& config) {
   const net::WorkloadSpec& w = config.workload;
   const OptimizerEntry& entry = optimizer_registry().get(config.optimizer);
   const double n = static_cast<double>(w.parameters);
   const double compute_bytes = net::precision_bytes(w.compute_precision);
-  MemoryEstimate m;
+  GpuMemory m;
   m.weights_bytes = n * compute_bytes + (compute_bytes < kFp32Bytes ? n * kFp32Bytes : 0);
   m.gradients_bytes = n * w.wire_bytes();
   const double state_vectors =

@@ -16,7 +16,7 @@
 
 namespace compopt::sim {
 
-struct MemoryEstimate {
+struct GpuMemory {
   double weights_bytes = 0;
   double gradients_bytes = 0;
   double optimizer_bytes = 0;
@@ -30,6 +30,6 @@ struct MemoryEstimate {
 };
 
 // config.optimizer is a registered name (resolve_scenario canonicalises it).
-MemoryEstimate estimate_memory(const StepConfig& config);
+GpuMemory estimate_gpu_memory(const StepConfig& config);
 
 }  // namespace compopt::sim

@@ -172,7 +172,7 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                              const ScenarioTotals& totals) {
   const net::ClusterSpec& k = c.cluster;
   const TrainingTime& run = totals.training;
-  const MemoryEstimate& m = totals.memory;
+  const GpuMemory& m = totals.memory;
   const StageBounds& b = totals.bounds.at(t.stage);
   std::vector<CsvCell> cells = scenario_cells(c, t, totals);
   const std::vector<CsvCell> rest = {t.forward_s,
@@ -241,7 +241,7 @@ ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& tra
                                const std::vector<StageTiming>& timings, const StepSpread& spread) {
   ScenarioTotals totals;
   totals.training = time_to_train(training, config, timings);
-  totals.memory = estimate_memory(config);
+  totals.memory = estimate_gpu_memory(config);
   for (size_t i = 0; i < timings.size(); ++i)
     totals.bounds[timings[i].stage] = stage_bounds(timings, spread, i);
   const TrainingTime fast = time_to_train(training, config, spread.fast);

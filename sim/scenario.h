@@ -49,7 +49,7 @@ struct Scenario {
 // bounds of each stage (step_spread.h).
 struct ScenarioTotals {
   TrainingTime training;
-  MemoryEstimate memory;
+  GpuMemory memory;
   std::map<std::string, StageBounds> bounds;  // by stage name
   // Time to train and to target at the high and at the low bandwidths (fewer hours first).
   TrainingTime training_low, training_high;

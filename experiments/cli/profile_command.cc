@@ -130,7 +130,7 @@ void print_training(const sim::ScenarioTotals& totals) {
   }
 }
 
-void print_memory(const sim::StepConfig& c, const sim::MemoryEstimate& m) {
+void print_memory(const sim::StepConfig& c, const sim::GpuMemory& m) {
   constexpr double kGb = 1e9;
   fmt::print(
       "\nmemory per GPU: weights {:.3f} GB, gradients {:.3f} GB, optimizer {:.3f} GB, "

@@ -25,7 +25,7 @@ std::vector<StageTimings> simulate_scenarios(const std::vector<sim::Scenario>& s
 
 const sim::StageTiming& steady_stage(const StageTimings& stages) {
   for (const sim::StageTiming& t : stages)
-    if (t.stage == "compression") return t;
+    if (t.stage == stage_name(Stage::kCompression)) return t;
   return stages.front();
 }
 

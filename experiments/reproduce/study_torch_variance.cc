@@ -11,6 +11,7 @@
 
 #include <optional>
 
+#include "core/optim/optimizer.h"
 #include "core/optim/variance_freeze_detector.h"
 #include "core/util/csv_schema.h"
 #include "experiments/reproduce/markdown_table.h"
@@ -28,7 +29,8 @@ std::string run_torch_variance_study(const StudyContext& context) {
   CsvWriter variance(variance_schema());
   std::optional<int64_t> freeze;
   for (size_t r = 0; r < m.rows(); ++r) {
-    if (!freeze && m.text(r, "stage") == "compression") freeze = m.integer(r, "step") - 1;
+    if (!freeze && m.text(r, "stage") == stage_name(Stage::kCompression))
+      freeze = m.integer(r, "step") - 1;
     // The detector stops observing at the freeze: later rows repeat its last ratio.
     const std::optional<double> ratio = freeze ? std::nullopt : m.maybe(r, "var_ratio_l1");
     variance.add({beta2, m.integer(r, "step"), m.maybe(r, "lr"), m.maybe(r, "train_loss"),

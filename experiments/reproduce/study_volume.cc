@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "core/optim/optimizer.h"
 #include "core/util/csv_schema.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/study.h"
@@ -38,7 +39,7 @@ std::string run_volume_study(const StudyContext& context) {
     if (run.optimizer == "adam") continue;
     size_t uncompressed = 0;
     for (size_t r = 0; r < run.metrics.rows(); ++r)
-      if (run.metrics.text(r, "stage") != "compression") ++uncompressed;
+      if (run.metrics.text(r, "stage") != stage_name(Stage::kCompression)) ++uncompressed;
     const double w = static_cast<double>(uncompressed) / static_cast<double>(run.metrics.rows());
     const double formula = 1.0 / (w + (1.0 - w) / k);
     const double measured = baseline / total_bytes(run);

@@ -29,8 +29,8 @@ StepConfig small(const std::string& optimizer, net::Precision compute = net::Pre
   return resolve_scenario(s);
 }
 
-TEST(MemoryEstimate, AdamInMixedPrecisionByHand) {
-  const MemoryEstimate m = estimate_memory(small("adam"));
+TEST(GpuMemory, AdamInMixedPrecisionByHand) {
+  const GpuMemory m = estimate_gpu_memory(small("adam"));
   EXPECT_DOUBLE_EQ(m.weights_bytes, 1000 * 2 + 1000 * 4);  // fp16 copy + fp32 master
   EXPECT_DOUBLE_EQ(m.gradients_bytes, 1000 * 2);
   EXPECT_DOUBLE_EQ(m.optimizer_bytes, 2 * 4 * 1000);  // m, v
@@ -40,29 +40,31 @@ TEST(MemoryEstimate, AdamInMixedPrecisionByHand) {
   EXPECT_TRUE(m.fits());
 }
 
-TEST(MemoryEstimate, Fp32ComputeKeepsNoMasterCopy) {
-  EXPECT_DOUBLE_EQ(estimate_memory(small("adam", net::Precision::kFp32)).weights_bytes, 4000);
-  EXPECT_DOUBLE_EQ(estimate_memory(small("adam", net::Precision::kTf32, "A100-80GB")).weights_bytes,
-                   4000);
+TEST(GpuMemory, Fp32ComputeKeepsNoMasterCopy) {
+  EXPECT_DOUBLE_EQ(estimate_gpu_memory(small("adam", net::Precision::kFp32)).weights_bytes, 4000);
+  EXPECT_DOUBLE_EQ(
+      estimate_gpu_memory(small("adam", net::Precision::kTf32, "A100-80GB")).weights_bytes, 4000);
 }
 
-TEST(MemoryEstimate, ErrorFeedbackOfTheFlatAndHierarchicalSchemes) {
+TEST(GpuMemory, ErrorFeedbackOfTheFlatAndHierarchicalSchemes) {
   // Flat: m, v + worker buffer n + server buffer n/8.
-  EXPECT_DOUBLE_EQ(estimate_memory(small("onebit-adam")).optimizer_bytes, 4 * (2000 + 1000 + 125));
+  EXPECT_DOUBLE_EQ(estimate_gpu_memory(small("onebit-adam")).optimizer_bytes,
+                   4 * (2000 + 1000 + 125));
   // 1-bit LAMB: m, v, fresh v, previous m + the same buffers.
-  EXPECT_DOUBLE_EQ(estimate_memory(small("onebit-lamb")).optimizer_bytes, 4 * (4000 + 1000 + 125));
+  EXPECT_DOUBLE_EQ(estimate_gpu_memory(small("onebit-lamb")).optimizer_bytes,
+                   4 * (4000 + 1000 + 125));
   // The 32-bit ablation averages the momentum uncompressed: no error feedback.
-  EXPECT_DOUBLE_EQ(estimate_memory(small("onebit-adam-32bit")).optimizer_bytes, 4 * 2000);
+  EXPECT_DOUBLE_EQ(estimate_gpu_memory(small("onebit-adam-32bit")).optimizer_bytes, 4 * 2000);
   // Hierarchical: m, b_hat of the node shard n/4, worker n/4, server n/8.
-  EXPECT_DOUBLE_EQ(estimate_memory(small("birder-hierarchical")).optimizer_bytes,
+  EXPECT_DOUBLE_EQ(estimate_gpu_memory(small("birder-hierarchical")).optimizer_bytes,
                    4 * (2 * 250 + 250 + 125));
-  EXPECT_DOUBLE_EQ(estimate_memory(small("sgd")).optimizer_bytes, 0);
+  EXPECT_DOUBLE_EQ(estimate_gpu_memory(small("sgd")).optimizer_bytes, 0);
 }
 
-TEST(MemoryEstimate, ALargeModelDoesNotFit) {
+TEST(GpuMemory, ALargeModelDoesNotFit) {
   StepConfig c = small("adam");
   c.workload.parameters = 2'000'000'000;  // 16 B per parameter = 32 GB > 16 GB
-  const MemoryEstimate m = estimate_memory(c);
+  const GpuMemory m = estimate_gpu_memory(c);
   EXPECT_DOUBLE_EQ(m.total_bytes(), 2e9 * 16 + 300);
   EXPECT_FALSE(m.fits());
 }

@@ -21,7 +21,7 @@ std::string error_of(const std::function<void()>& fn) {
   return testing_support::invalid_argument_message(fn);
 }
 
-TEST(MemoryEstimates, OptimizerStateCountsEachVectorAndErrorFeedback) {
+TEST(HostMemory, OptimizerStateCountsEachVectorAndErrorFeedback) {
   EXPECT_EQ(optimizer_state_vectors("sgd"), 1);          // gradient copy
   EXPECT_EQ(optimizer_state_vectors("adam"), 3);         // m, v, gradient copy
   EXPECT_EQ(optimizer_state_vectors("onebit-adam"), 5);  // + worker and server error feedback
@@ -30,7 +30,7 @@ TEST(MemoryEstimates, OptimizerStateCountsEachVectorAndErrorFeedback) {
   EXPECT_EQ(optimizer_state_vectors("an-optimizer-added-later"), 7);  // the largest: upper bound
 }
 
-TEST(MemoryEstimates, TrainCountsEveryRanksVectors) {
+TEST(HostMemory, TrainCountsEveryRanksVectors) {
   // 1000 parameters, 2 ranks, adam: (params + grads + 3 state + 3 transients) x 4 B x 2.
   EXPECT_DOUBLE_EQ(train_peak_bytes(2, 1000, "adam"), 2 * 1000 * 4.0 * 8);
   // The 784-16384-4096-10 MLP of fashion-mnist on 16 ranks: 80,015,370 parameters.
@@ -41,12 +41,12 @@ TEST(MemoryEstimates, TrainCountsEveryRanksVectors) {
                    train_peak_bytes(16, mlp, "adam") * 10 / 8);
 }
 
-TEST(MemoryEstimates, CommBenchCountsEveryRanksCopiesOfTheLargestSize) {
+TEST(HostMemory, CommBenchCountsEveryRanksCopiesOfTheLargestSize) {
   EXPECT_DOUBLE_EQ(comm_bench_peak_bytes(4, 100, 2), 4 * 100e6 * 2);
   EXPECT_DOUBLE_EQ(comm_bench_peak_bytes(2, 1, 5), 2 * 1e6 * 5);
 }
 
-TEST(MemoryEstimates, Collectives) {
+TEST(HostMemory, Collectives) {
   // 1 Mi elements, 8 ranks: 32 B shared + 8 x 32 B per element.
   EXPECT_DOUBLE_EQ(collectives_peak_bytes(8, 1 << 20), (1 << 20) * (32.0 + 8 * 32.0));
 }
@@ -62,7 +62,7 @@ sim::StepConfig step(const std::string& optimizer, int gpus, bool leaves = false
   return c;
 }
 
-TEST(MemoryEstimates, SimulationPathFollowsTheSimulatorsChoice) {
+TEST(HostMemory, SimulationPathFollowsTheSimulatorsChoice) {
   // A star collapses onto a two-node mirror whatever the optimizer.
   EXPECT_EQ(simulation_path(step("adam", 131072)), SimulationPath::kCollapsed);
   EXPECT_EQ(simulation_path(step("birder-hierarchical", 131072)), SimulationPath::kCollapsed);
@@ -78,7 +78,7 @@ TEST(MemoryEstimates, SimulationPathFollowsTheSimulatorsChoice) {
   EXPECT_EQ(simulation_path(full), SimulationPath::kFullEveryRank);
 }
 
-TEST(MemoryEstimates, SimulationGrowsLinearlyWhereItCollapsesQuadraticallyElsewhere) {
+TEST(HostMemory, SimulationGrowsLinearlyWhereItCollapsesQuadraticallyElsewhere) {
   constexpr double kMiB = 1 << 20;
   // 1024 GPUs: 64 MiB + 1 KiB x 1024 collapsed; + 16 KiB x 1024 + 48 B x 1024^2 = 16 + 48 MiB
   // with rounds on every rank; + 16 MiB + 2 KiB x 1024^2 = 2048 MiB with the full collective.
@@ -89,7 +89,7 @@ TEST(MemoryEstimates, SimulationGrowsLinearlyWhereItCollapsesQuadraticallyElsewh
   EXPECT_DOUBLE_EQ(simulation_peak_bytes(step("adam", 131072)), 192 * kMiB);
 }
 
-TEST(MemoryEstimates, ChecksRefuseWhatExceedsTheBudgetNamingTheKey) {
+TEST(HostMemory, ChecksRefuseWhatExceedsTheBudgetNamingTheKey) {
   const MemoryBudget budget(uint64_t{1} << 30, "COMPOPT_MEMORY_LIMIT_MB");
   EXPECT_NO_THROW(check_train_memory(2, 1000, "adam", budget));
   EXPECT_THAT(error_of([&] { check_train_memory(16, 80015370, "adam", budget); }),
