@@ -80,10 +80,12 @@ std::vector<SimulatedStep> run_share(const std::vector<sim::Scenario>& scenarios
 std::vector<SimulatedStep> gather_steps(const SweepWorld& world, size_t count,
                                         const std::vector<SimulatedStep>& mine) {
   std::vector<std::string> texts;
+  texts.reserve(mine.size());
   for (const SimulatedStep& step : mine) texts.push_back(encode_simulated_step(step));
+  const std::vector<std::string> gathered = gather_results(world, count, texts);
   std::vector<SimulatedStep> all;
-  for (const std::string& text : gather_results(world, count, texts))
-    all.push_back(decode_simulated_step(text));
+  all.reserve(gathered.size());
+  for (const std::string& text : gathered) all.push_back(decode_simulated_step(text));
   return all;
 }
 
