@@ -203,14 +203,18 @@ void register_collectives_command(CLI::App& app) {
                   "ranks (GPUs) per node (0 = all on one node); --ranks-per-node is an alias")
       ->check(in_range("--gpus-per-node", 0, kMaxRanks, "0 or a divisor of --ranks"))
       ->capture_default_str();
-  cmd->add_option("--elements", options->elements, "elements per vector")->capture_default_str();
+  cmd->add_option("--elements", options->elements, "elements per vector")
+      ->check(non_negative("--elements"))
+      ->capture_default_str();
   cmd->add_option("--steps", options->steps,
                   "calls per variant (error feedback carries across calls)")
       ->check(in_range("--steps", 1, kMaxIterations, "calls per variant"))
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "seed of the synthetic gradients")
+      ->check(non_negative("--seed"))
       ->capture_default_str();
-  cmd->add_option("--out", options->out, "run directory (default runs/collectives-<time>)");
+  cmd->add_option("--out", options->out, "run directory (default runs/collectives-<time>)")
+      ->check(non_empty_out());
   add_overwrite_flag(*cmd, options->overwrite);
   cmd->callback([options] { run(*options); });
 }

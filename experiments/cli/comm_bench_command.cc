@@ -158,9 +158,11 @@ void check(const BenchOptions& o, const BackendEntry& backend) {
         fmt::format("--link-efficiency {}: expected a fraction in (0, 1]", o.link_efficiency));
   if (o.sizes_mb.empty()) throw InvalidArgument("--sizes: no size given, expected MB in (0, 4096]");
   if (o.variants.empty()) throw InvalidArgument("--variants: no variant given");
-  for (double mb : o.sizes_mb) {
-    if (!(mb > 0) || mb > 4096)
-      throw InvalidArgument(fmt::format("--sizes {}: expected MB in (0, 4096]", mb));
+  for (double mb : o.sizes_mb) {  // at least one fp32 element: 4e-6 MB
+    if (!(mb > 0) || mb > 4096 || static_cast<size_t>(mb * 1e6 / 4) < 1) {
+      throw InvalidArgument(
+          fmt::format("--sizes {}: expected MB in [4e-06, 4096] (at least one fp32 element)", mb));
+    }
   }
   int copies = 0;  // rejects unknown names before any work
   for (const auto& v : o.variants) copies = std::max(copies, find_variant(v).peak_copies);
@@ -241,7 +243,8 @@ void register_comm_bench_command(CLI::App& app) {
       ->check(in_range("--warmup", 0, kMaxIterations, "untimed calls per size"))
       ->capture_default_str();
   cmd->add_option("--out", o->out,
-                  "run directory written by rank 0 (default runs/comm-bench-<time>)");
+                  "run directory written by rank 0 (default runs/comm-bench-<time>)")
+      ->check(non_empty_out());
   add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o] { run(*o); });
 }

@@ -322,7 +322,8 @@ void register_profile_command(CLI::App& app) {
                   "(repeatable), e.g. --set workload.name=bert-large --set "
                   "cluster.gpus_per_node=8");
   add_moved_flags(*cmd);
-  cmd->add_option("--out", o->out, "run directory (default runs/profile-<time>)");
+  cmd->add_option("--out", o->out, "run directory (default runs/profile-<time>)")
+      ->check(non_empty_out());
   CLI::Option* trace =
       cmd->add_option("--trace", o->trace_file,
                       "also write a Chrome/Perfetto trace of the simulated step to FILE "

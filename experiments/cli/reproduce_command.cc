@@ -113,8 +113,22 @@ void link_latest(const fs::path& run) {
   fs::create_directory_symlink(run.filename(), link, ignored);
 }
 
+// An --analysis-dir given without plot_all.py in it is refused before any study runs (the
+// default folder, absent from an installed binary's tree, only costs the figures at the end).
+void check_analysis_dir(const Options& o) {
+  if (!o.figures || o.analysis_dir.empty()) return;
+  const fs::path script = fs::path(o.analysis_dir) / "plot_all.py";
+  if (!fs::is_regular_file(script)) {
+    throw InvalidArgument(fmt::format(
+        "--analysis-dir {}: no plot_all.py in it, expected compopt's analysis/ folder (or "
+        "--no-figures)",
+        o.analysis_dir));
+  }
+}
+
 void run(const Options& o) {
   const std::vector<const Study*> studies = selected_studies(o);
+  check_analysis_dir(o);
   RunDirectory dir("reproduce", o.out, out_mode(o.overwrite));
   dir.run([&] {
     fmt::print("compopt reproduce ({} scale): {} studies into {}\n", o.full ? "full" : "quick",
@@ -175,7 +189,8 @@ void register_reproduce_command(CLI::App& app) {
                   "run only these studies (repeatable or comma-separated): " +
                       reproduce::study_registry().expected())
       ->delimiter(',');
-  cmd->add_option("--out", o->out, "run directory (default runs/reproduce-<time>)");
+  cmd->add_option("--out", o->out, "run directory (default runs/reproduce-<time>)")
+      ->check(non_empty_out());
   add_overwrite_flag(*cmd, o->overwrite);
   cmd->add_option("--jobs", o->jobs, "processes at once (0 = all cores)")
       ->check(in_range("--jobs", 0, kMaxJobs, "processes at once, 0 = all cores"))

@@ -137,7 +137,8 @@ void register_sweep_command(CLI::App& app) {
          "parallel scenarios on each MPI rank (0 = the cores, shared by the machine's ranks)")
       ->check(in_range("--jobs", 0, kMaxJobs, "processes at once, 0 = all cores"))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "run directory (default runs/sweep-<time>)");
+  cmd->add_option("--out", o->out, "run directory (default runs/sweep-<time>)")
+      ->check(non_empty_out());
   cmd->footer(fmt::format(
       "Workload presets (workload.name):\n{}Cluster presets (cluster.preset):\n{}Optimizers "
       "(sweep.optimizers): {}",

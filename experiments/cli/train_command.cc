@@ -248,7 +248,8 @@ void register_train_command(CLI::App& app) {
                   "override a config key: table.key=value (repeatable), e.g. run.steps=100, "
                   "task.hidden=[256,256], optimizer.freeze_step=10%")
       ->take_all();
-  cmd->add_option("--out", options->out, "run directory (default runs/train-<time>)");
+  cmd->add_option("--out", options->out, "run directory (default runs/train-<time>)")
+      ->check(non_empty_out());
   add_overwrite_flag(*cmd, options->overwrite);
   cmd->add_option("--checkpoint-every", options->checkpoint_every,
                   "write a checkpoint every K steps and at the end into DIR/checkpoints "

@@ -261,7 +261,8 @@ void register_check(CLI::App& validate, const Check& check) {
   auto o = std::make_shared<CheckOptions>();
   CLI::App* cmd =
       validate.add_subcommand(check.name, fmt::format("{} ({})", check.help, check.csv));
-  cmd->add_option("--out", o->out, "run directory (default runs/validate-<time>)");
+  cmd->add_option("--out", o->out, "run directory (default runs/validate-<time>)")
+      ->check(non_empty_out());
   add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o, &check] {
     RunDirectory dir("validate", o->out, out_mode(o->overwrite));

@@ -80,6 +80,18 @@ void add_overwrite_flag(CLI::App& cmd, bool& overwrite) {
                "then it stays as it is)");
 }
 
+CLI::Validator non_empty_out() {
+  auto check = [](std::string& text) {
+    if (text.empty()) {
+      throw InvalidArgument(
+          "--out '': an empty path, expected a directory (leave --out out for "
+          "runs/<command>-<time>)");
+    }
+    return std::string();
+  };
+  return CLI::Validator(check, "DIR");
+}
+
 void check_out_dir(const std::string& out, OutMode mode) {
   if (out.empty()) return;
   std::error_code ec;

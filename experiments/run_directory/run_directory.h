@@ -36,6 +36,10 @@ OutMode out_mode(bool overwrite);
 // Registers --overwrite (sets `overwrite`) on a command that has --out.
 void add_overwrite_flag(CLI::App& cmd, bool& overwrite);
 
+// The check of every --out: an empty path given on the command line is refused (left out, --out
+// means the default folder runs/<command>-<time>).
+CLI::Validator non_empty_out();
+
 // Throws InvalidArgument when `out` cannot be used in `mode` (a file; kNew: a non-empty
 // directory; kResume: missing). An empty `out` (the default folder) always passes.
 void check_out_dir(const std::string& out, OutMode mode);

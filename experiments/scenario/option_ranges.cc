@@ -21,4 +21,14 @@ CLI::Validator in_range(const std::string& flag, double lo, double hi, const std
   return CLI::Validator(check, fmt::format("{}..{}", lo, hi));
 }
 
+CLI::Validator non_negative(const std::string& flag) {
+  auto check = [flag](std::string& text) {
+    if (text.find_first_not_of(" \t") != std::string::npos &&
+        text[text.find_first_not_of(" \t")] == '-')
+      throw InvalidArgument(fmt::format("{} {}: expected an integer >= 0", flag, text));
+    return std::string();
+  };
+  return CLI::Validator(check, ">= 0");
+}
+
 }  // namespace compopt::cli

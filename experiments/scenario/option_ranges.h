@@ -25,4 +25,8 @@ inline constexpr double kMaxLinkGbps = 1e5;
 
 CLI::Validator in_range(const std::string& flag, double lo, double hi, const std::string& why);
 
+// A check for a flag read into an unsigned integer: refuses a negative value as the user wrote
+// it ("--seed -1: expected an integer >= 0"), which the conversion would wrap to 2^64 - 1.
+CLI::Validator non_negative(const std::string& flag);
+
 }  // namespace compopt::cli

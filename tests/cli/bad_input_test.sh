@@ -61,6 +61,9 @@ expect "collectives elements x ranks" "--elements 268435456 x --ranks 8" "${C[@]
 expect "collectives steps 0" "--steps 0" "${C[@]}" --steps 0
 expect "collectives unknown flag" "--bogus" "${C[@]}" --bogus 1
 expect "collectives out is a file" "--out $RES/afile" collectives --elements 8 --steps 1 --out "$RES/afile"
+# Unsigned flags: a negative value named as written, not wrapped to 2^64 - 1.
+expect "collectives elements negative" "--elements -1: expected an integer >= 0" "${C[@]}" --elements -1
+expect "collectives seed negative" "--seed -1: expected an integer >= 0" "${C[@]}" --seed -1
 
 # --- comm-bench ---
 B=(comm-bench --out "$OUT" --overwrite)
@@ -70,6 +73,8 @@ expect "comm-bench ranks too many" "--ranks 100000" "${B[@]}" --ranks 100000
 expect "comm-bench link-gbps" "--link-gbps -1" "${B[@]}" --backend sim --link-gbps -1
 expect "comm-bench link-gbps nan" "--link-gbps nan" "${B[@]}" --backend sim --link-gbps nan
 expect "comm-bench latency" "--latency-us -5" "${B[@]}" --backend sim --latency-us -5
+expect "comm-bench size under one element" "--sizes 1e-30: expected MB in [4e-06, 4096]" \
+  "${B[@]}" --sizes 1e-30
 expect "comm-bench link efficiency 0" "--link-efficiency 0" "${B[@]}" --backend sim --link-efficiency 0
 expect "comm-bench link efficiency above 1" "--link-efficiency 1.5" "${B[@]}" --backend sim --link-efficiency 1.5
 expect "comm-bench size 0" "--sizes 0" "${B[@]}" --sizes 0
@@ -230,6 +235,18 @@ expect "train out exists" "$want" train "$WORK/quad.toml" --quiet --out "$OUT"
 expect "profile out exists" "$want" profile --out "$OUT"
 expect "sweep out exists" "$want" sweep "$SRC/experiments/configs/sweep_bert_large.toml" --out "$OUT"
 expect "reproduce out exists" "$want" reproduce --only profile --no-figures --out "$OUT"
+# --- an empty --out given on the command line: refused, for every command that takes --out ---
+want="--out '': an empty path, expected a directory"
+expect "collectives out empty" "$want" collectives --elements 8 --steps 1 --out ""
+expect "comm-bench out empty" "$want" comm-bench --sizes 0.01 --iters 1 --out ""
+expect "train out empty" "$want" train "$WORK/quad.toml" --quiet --out ""
+expect "profile out empty" "$want" profile --out ""
+expect "sweep out empty" "$want" sweep "$SRC/experiments/configs/sweep_bert_large.toml" --out ""
+expect "validate out empty" "$want" validate calibration --out ""
+expect "reproduce out empty" "$want" reproduce --only profile --no-figures --out ""
+# An --analysis-dir without the plotting scripts: refused before any study runs.
+expect "reproduce analysis dir" "--analysis-dir $WORK/nowhere: no plot_all.py in it" \
+  reproduce --only profile --analysis-dir "$WORK/nowhere" --out "$RES/new-reproduce"
 # --- limits on input (docs/robustness.md): ranges, memory estimates, nothing created ---
 # New run directories would appear under RES, which the snapshot compares.
 NEW=$RES/new-run
