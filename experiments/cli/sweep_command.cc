@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/util/error.h"
@@ -89,6 +90,21 @@ std::vector<SimulatedStep> gather_steps(const SweepWorld& world, size_t count,
   return all;
 }
 
+// A platform file SimGrid refuses is bad input found only by loading it: one scenario of each
+// platform file is simulated (forked) before the run directory exists, so such a sweep exits 2
+// and leaves nothing behind, as profile does.
+void check_platform_files(const std::vector<sim::Scenario>& scenarios) {
+  std::map<std::string, size_t> first;  // platform file -> its first scenario
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    const std::string file = sim::resolve_scenario(scenarios[i]).cluster.platform_file;
+    if (!file.empty()) first.emplace(file, i);
+  }
+  std::vector<size_t> indexes;
+  indexes.reserve(first.size());
+  for (const auto& [file, i] : first) indexes.push_back(i);
+  if (!indexes.empty()) simulate_forked(scenarios, indexes, {.parallel = 1});
+}
+
 void run(const Options& o) {
   const SweepWorld world = sweep_world_from_env();
   check_sweep_world(world);
@@ -100,6 +116,7 @@ void run(const Options& o) {
   // The job's ranks on this machine share its memory.
   const int at_once = std::max(1, std::min(jobs, static_cast<int>(mine.size()))) * world.local_size;
   check_simulation_memory(scenarios, at_once, "sweep.gpus", MemoryBudget::of_this_machine());
+  check_platform_files(scenarios);
   if (world.rank != 0) {  // a further MPI rank: simulate its share, send it to rank 0
     gather_steps(world, scenarios.size(), run_share(scenarios, mine, jobs, world));
     return;

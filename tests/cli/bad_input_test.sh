@@ -272,6 +272,9 @@ expect "profile grad-accum beyond range" "grad_accum = 2000000" profile --grad-a
 expect "profile buckets beyond range" "buckets = 5000" profile --overlap --buckets 5000 --out "$NEW"
 printf '<?xml version="1.0"?>\n<platform version="4.1">\n<zone id="z"\n' > "$WORK/malformed.xml"
 expect "profile malformed platform" "$WORK/malformed.xml" profile --platform "$WORK/malformed.xml" --out "$NEW"
+expect "sweep malformed platform" "platform file '$WORK/malformed.xml' is malformed" \
+  sweep "$SRC/experiments/configs/sweep_bert_large.toml" --set "cluster.platform=\"$WORK/malformed.xml\"" \
+  --set 'sweep.gpus=[8]' --set 'sweep.optimizers=[adam]' --set 'sweep.inter_node_gbps=[40]' --out "$NEW"
 COMPOPT_MEMORY_LIMIT_MB=100 expect "profile memory estimate" \
   "--gpus = 131072 GPUs simulated, 1 at a time needs about 192 MiB" profile --gpus 131072 --out "$NEW"
 COMPOPT_MEMORY_LIMIT_MB=1000 expect "profile memory, one actor per GPU" \
