@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/util/csv_schema.h"
+#include "core/util/env.h"
 #include "core/util/error.h"
 #include "experiments/cli/allreduce_variants.h"
 #include "experiments/cli/commands.h"
@@ -153,6 +154,15 @@ void check(const BenchOptions& o, const BackendEntry& backend) {
   const bool in_process = !backend.traits.launched;  // the ranks are this process's threads
   if (in_process && (o.ranks < 1 || o.ranks > kMaxRanks))
     throw InvalidArgument(fmt::format("--ranks {}: expected 1..{}", o.ranks, kMaxRanks));
+  // An in-process backend started by a launcher would run the whole benchmark in every process.
+  const char* world = env_value("WORLD_SIZE");
+  if (in_process && world != nullptr && parse_env_integer("WORLD_SIZE", world, 1, 1 << 20) > 1) {
+    throw InvalidArgument(fmt::format(
+        "--backend {} runs every rank inside one process, but this process was started as one "
+        "of WORLD_SIZE={} (compopt launch): use --backend tcp to benchmark across the launched "
+        "processes",
+        o.backend, world));
+  }
   if (!(o.link_efficiency > 0 && o.link_efficiency <= 1))
     throw InvalidArgument(
         fmt::format("--link-efficiency {}: expected a fraction in (0, 1]", o.link_efficiency));

@@ -73,6 +73,10 @@ expect "comm-bench ranks too many" "--ranks 100000" "${B[@]}" --ranks 100000
 expect "comm-bench link-gbps" "--link-gbps -1" "${B[@]}" --backend sim --link-gbps -1
 expect "comm-bench link-gbps nan" "--link-gbps nan" "${B[@]}" --backend sim --link-gbps nan
 expect "comm-bench latency" "--latency-us -5" "${B[@]}" --backend sim --latency-us -5
+# As one rank of a launched world (compopt launch sets WORLD_SIZE), an in-process backend would
+# run the whole benchmark in every process.
+WORLD_SIZE=2 RANK=0 expect "comm-bench local under launch" "--backend local runs every rank inside one process" \
+  "${B[@]}" --sizes 0.01 --iters 1
 expect "comm-bench size under one element" "--sizes 1e-30: expected MB in [4e-06, 4096]" \
   "${B[@]}" --sizes 1e-30
 expect "comm-bench link efficiency 0" "--link-efficiency 0" "${B[@]}" --backend sim --link-efficiency 0
