@@ -1,6 +1,7 @@
 #include "experiments/launch/launch_environment.h"
 
 #include <fmt/format.h>
+#include <netdb.h>
 
 #include "core/util/error.h"
 #include "core/util/job_token.h"
@@ -19,6 +20,23 @@ void validate_token(const std::string& token, const char* source) {
     throw InvalidArgument(fmt::format("{} contains a newline", source));
 }
 
+// Every rank dials MASTER_ADDR: a name that does not resolve here would only end the job after
+// the rendezvous timeout (a minute), saying "timed out", so it is refused now, naming the cause.
+void check_master_addr_resolves(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (found != nullptr) ::freeaddrinfo(found);
+  if (rc != 0) {
+    throw InvalidArgument(fmt::format(
+        "--master-addr {}: does not resolve ({}), expected a host name or address every node "
+        "can reach",
+        host, ::gai_strerror(rc)));
+  }
+}
+
 }  // namespace
 
 void validate(const LaunchLayout& l) {
@@ -35,6 +53,7 @@ void validate(const LaunchLayout& l) {
                                       l.nnodes - 1, l.nnodes));
   }
   if (l.master_addr.empty()) throw InvalidArgument("--master-addr '': expected a host or address");
+  check_master_addr_resolves(l.master_addr);
   if (l.nnodes > 1 && l.master_port == 0) {
     throw InvalidArgument(fmt::format(
         "--nnodes {} without --master-port: every node must dial the same port of node 0",

@@ -99,6 +99,8 @@ expect "launch grace nan" "--grace nan" launch -n 2 --grace nan -- comm-bench --
 expect "launch port" "--master-port = 70000" launch -n 2 --master-port 70000 -- comm-bench --out "$OUT"
 expect "launch no command" "command is required" launch -n 2
 expect "launch nested" "cannot be another launch" launch -n 2 -- launch -n 2 -- comm-bench
+expect "launch master-addr does not resolve" "--master-addr no-such-host.invalid: does not resolve" \
+  launch -n 2 --master-addr no-such-host.invalid -- comm-bench --backend tcp --out "$OUT"
 expect "launch rank refuses its arguments" "--iters 0" launch -n 2 -- comm-bench --backend tcp --iters 0 --out "$OUT"
 
 # --- train (tests/cli/train_cli_test.sh has the per-key cases) ---

@@ -96,6 +96,11 @@ TEST(LaunchEnvironment, BadLayoutsAreRefusedNamingTheValue) {
             std::string::npos);
   EXPECT_NE(message([](LaunchLayout& l) { l.master_addr.clear(); }).find("--master-addr"),
             std::string::npos);
+  // .invalid never resolves (RFC 6761), with or without a resolver reachable.
+  EXPECT_NE(message([](LaunchLayout& l) {
+              l.master_addr = "no-such-host.invalid";
+            }).find("--master-addr no-such-host.invalid: does not resolve"),
+            std::string::npos);
   LaunchLayout short_env;
   EXPECT_NE(invalid_argument_message([&] {
               launch_job_token(short_env, "abc");
