@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <string_view>
 
 #include "core/util/error.h"
 #include "experiments/cli/commands.h"
@@ -34,6 +35,29 @@ std::string version_text() {
   return text;
 }
 
+// A message as it may reach a terminal: control bytes other than newline and tab (an escape
+// sequence echoed from a bad value) written as \xNN, and a message longer than kMaxMessageChars
+// (a 100k-character value echoed whole) cut in its middle, keeping the start and the end, where
+// messages say what was expected.
+std::string printable(std::string_view message) {
+  constexpr size_t kMaxMessageChars = 2000, kKeep = kMaxMessageChars / 2;
+  std::string text(message);
+  if (message.size() > kMaxMessageChars) {
+    text = fmt::format("{} ... ({} characters left out) ... {}", message.substr(0, kKeep),
+                       message.size() - 2 * kKeep, message.substr(message.size() - kKeep));
+  }
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,13 +81,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {  // --help, --help-all, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "compopt: error: {}\nRun with --help for the accepted options.\n", e.what());
+    fmt::print(stderr, "compopt: error: {}\nRun with --help for the accepted options.\n",
+               printable(e.what()));
     return 2;
   } catch (const compopt::InvalidArgument& e) {
-    fmt::print(stderr, "compopt: error: {}\n", e.what());
+    fmt::print(stderr, "compopt: error: {}\n", printable(e.what()));
     return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "compopt: failed: {}\n", e.what());
+    fmt::print(stderr, "compopt: failed: {}\n", printable(e.what()));
     return 1;
   }
   if (app.get_subcommands().empty()) fmt::print("{}", app.help());

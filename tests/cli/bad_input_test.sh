@@ -253,6 +253,15 @@ expect "reproduce out empty" "$want" reproduce --only profile --no-figures --out
 # An --analysis-dir without the plotting scripts: refused before any study runs.
 expect "reproduce analysis dir" "--analysis-dir $WORK/nowhere: no plot_all.py in it" \
   reproduce --only profile --analysis-dir "$WORK/nowhere" --out "$RES/new-reproduce"
+# --- messages as they reach a terminal: an escape sequence in a value is written as \x1b, not
+# sent raw; a 100k-character value is cut in the middle, keeping what was expected ---
+expect "escape sequence in a value" "unknown workload preset 'x\\x1b[31mred'" \
+  profile --workload "$(printf 'x\033[31mred')" --out "$OUT" --overwrite
+grep -q $'\033' "$WORK/log.txt" && fail "escape sequence echoed raw: $(cat -A "$WORK/log.txt" | head -c 300)"
+expect "100k-character value" "characters left out) ... " \
+  profile --workload "$(head -c 100000 /dev/zero | tr '\0' a)" --out "$OUT" --overwrite
+[ "$(wc -c < "$WORK/log.txt")" -lt 2200 ] || fail "a 100k-character value echoed: $(wc -c < "$WORK/log.txt") bytes"
+grep -q "expected one of bert-large-seq128" "$WORK/log.txt" || fail "the cut message lost what was expected"
 # --- limits on input (docs/robustness.md): ranges, memory estimates, nothing created ---
 # New run directories would appear under RES, which the snapshot compares.
 NEW=$RES/new-run
