@@ -58,6 +58,13 @@ std::string printable(std::string_view message) {
   return out;
 }
 
+// Writes an error line to stderr without throwing: with stderr closed or full (2>&-,
+// 2>/dev/full) the exit code must still say what happened, not an abort from a throwing print.
+void print_error(const std::string& line) {
+  std::fputs(line.c_str(), stderr);
+  std::fflush(stderr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,14 +88,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {  // --help, --help-all, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "compopt: error: {}\nRun with --help for the accepted options.\n",
-               printable(e.what()));
+    print_error(fmt::format("compopt: error: {}\nRun with --help for the accepted options.\n",
+                            printable(e.what())));
     return 2;
   } catch (const compopt::InvalidArgument& e) {
-    fmt::print(stderr, "compopt: error: {}\n", printable(e.what()));
+    print_error(fmt::format("compopt: error: {}\n", printable(e.what())));
     return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "compopt: failed: {}\n", printable(e.what()));
+    print_error(fmt::format("compopt: failed: {}\n", printable(e.what())));
     return 1;
   }
   if (app.get_subcommands().empty()) fmt::print("{}", app.help());

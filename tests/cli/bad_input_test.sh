@@ -262,6 +262,17 @@ expect "100k-character value" "characters left out) ... " \
   profile --workload "$(head -c 100000 /dev/zero | tr '\0' a)" --out "$OUT" --overwrite
 [ "$(wc -c < "$WORK/log.txt")" -lt 2200 ] || fail "a 100k-character value echoed: $(wc -c < "$WORK/log.txt") bytes"
 grep -q "expected one of bert-large-seq128" "$WORK/log.txt" || fail "the cut message lost what was expected"
+# --- a full or closed standard error: the exit code still says bad input, not an abort (134) ---
+for redirect in /dev/full closed; do
+  cases=$((cases + 1))
+  if [ "$redirect" = closed ]; then
+    timeout 60 "$BIN" profile --workload x --out "$OUT" --overwrite > /dev/null 2>&-
+  else
+    timeout 60 "$BIN" profile --workload x --out "$OUT" --overwrite > /dev/null 2> "$redirect"
+  fi
+  rc=$?
+  [ $rc -eq 2 ] || fail "stderr $redirect: exit code $rc, expected 2"
+done
 # --- limits on input (docs/robustness.md): ranges, memory estimates, nothing created ---
 # New run directories would appear under RES, which the snapshot compares.
 NEW=$RES/new-run
