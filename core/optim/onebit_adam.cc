@@ -23,6 +23,10 @@ OnebitAdam::OnebitAdam(ParamLayout layout, CommonOptions common, OnebitAdamOptio
   }
 }
 
+std::optional<int64_t> OnebitAdam::earliest_automatic_stage_change() const {
+  return detector_ ? std::optional<int64_t>(detector_->earliest_step()) : std::nullopt;
+}
+
 std::optional<int64_t> OnebitAdam::freeze_step() const {
   return frozen_ ? std::optional<int64_t>(frozen_at_) : std::nullopt;
 }

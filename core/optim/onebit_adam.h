@@ -32,6 +32,8 @@ class OnebitAdam final : public Optimizer {
   OptimizerMetrics metrics() const override;
   // T_w once the variance is frozen.
   std::optional<int64_t> freeze_step() const;
+  // With freeze_step = "auto": the detector's earliest step (variance_freeze_detector.h).
+  std::optional<int64_t> earliest_automatic_stage_change() const override;
 
  private:
   void do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,

@@ -69,6 +69,10 @@ class Optimizer {
   const CommonOptions& options() const { return common_; }
   int64_t step_count() const { return t_; }
   virtual Stage stage() const { return Stage::kFullPrecision; }
+  // The first step at which the optimizer can change stage by itself (1-bit Adam's
+  // freeze_step = "auto"), for one that decides so; a run shorter than this never leaves its
+  // first stage.
+  virtual std::optional<int64_t> earliest_automatic_stage_change() const { return std::nullopt; }
   virtual OptimizerMetrics metrics() const;
 
   OptimizerState save_state() const;

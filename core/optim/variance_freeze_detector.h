@@ -5,6 +5,7 @@
 // where v_{t-Delta} was observed (t - Delta >= 1) and is non-zero. Callers feed
 // the norm of the rank-averaged variance, so every rank decides the same step.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +24,9 @@ class VarianceFreezeDetector {
   // integer counts as that integer (0.9 -> 10, 0.999 -> 1000).
   static int64_t delta_for(double beta2);
   int64_t delta() const { return delta_; }
+  // The first step observe() can return true at: past the LR warmup and Delta steps in,
+  // max(lr_warmup_steps, Delta) + 1 (1001 at beta2 = 0.999 without LR warmup).
+  int64_t earliest_step() const { return std::max(lr_warmup_steps_, delta_) + 1; }
 
   // Records ||v_t||_1 after step t (t = 1, 2, ... consecutively); returns true
   // when t is the freeze step.

@@ -223,6 +223,7 @@ void run(const Options& o) {
   RunDirectory dir("train", s.plan ? o.resume : o.out,
                    s.plan ? OutMode::kResume : out_mode(o.overwrite));
   if (!o.quiet) print_header(s, dir.path().string());
+  for (const std::string& warning : s.config.warnings) fmt::print("warning: {}\n", warning);
   dir.write_run_json(run_json(s));
   nlohmann::json summary;
   dir.run([&] { summary = train_in(dir, s, o.quiet); });

@@ -164,13 +164,23 @@ void resolve_optimizer(TrainConfig& c) {
   }
   if (!params.count("seed")) params["seed"] = std::to_string(c.seed);
   c.optimizer_params = params;
+  std::unique_ptr<Optimizer> probe;
   try {
-    make_optimizer(c.optimizer, c.optimizer_params, c.task->layout());
+    probe = make_optimizer(c.optimizer, c.optimizer_params, c.task->layout());
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(
         fmt::format("config [optimizer]/[schedule] (keys optimizer.<key>, "
                     "schedule.<key>): {}",
                     e.what()));
+  }
+  const std::optional<int64_t> earliest = probe->earliest_automatic_stage_change();
+  if (earliest && *earliest > c.steps) {
+    c.warnings.push_back(fmt::format(
+        "{} changes stage by itself (freeze_step = auto) at step {} at the earliest (the "
+        "variance is compared over 1/(1-beta2) steps, after any LR warmup), but the run has {} "
+        "steps: it will never compress. Give optimizer.freeze_step a step or a percentage, or "
+        "run longer.",
+        c.optimizer, *earliest, c.steps));
   }
 }
 

@@ -58,6 +58,9 @@ struct TrainConfig {
   HyperParamMap optimizer_params;  // resolved, as passed to make_optimizer
   std::shared_ptr<const Task> task;
   SimCompute compute;  // how the simulated clock charges local work
+  // What the run will do that the config may not mean (printed before training starts): an
+  // automatic stage change that cannot happen within the run's steps.
+  std::vector<std::string> warnings;
 
   nlohmann::json to_json() const;
 };

@@ -95,6 +95,19 @@ else
   fail "good run failed: $(cat "$WORK/good.log")"
 fi
 
+# freeze_step = auto that cannot fire within the run (beta2 = 0.9: Delta 10, earliest step 11;
+# the run has 5 steps) is said before training; a run long enough, or a set step, says nothing.
+"$BIN" train "$WORK/quad.toml" --set optimizer.freeze_step=auto --set optimizer.beta2=0.9 \
+  --set run.steps=5 --quiet --out "$WORK/auto-short" > "$WORK/auto-short.log" 2>&1 ||
+  fail "auto-short run failed: $(cat "$WORK/auto-short.log")"
+grep -q "^warning: onebit-adam changes stage by itself (freeze_step = auto) at step 11 at the earliest.*the run has 5 steps: it will never compress" \
+  "$WORK/auto-short.log" || fail "no warning that auto cannot fire: $(cat "$WORK/auto-short.log")"
+"$BIN" train "$WORK/quad.toml" --set optimizer.freeze_step=auto --set optimizer.beta2=0.9 \
+  --set run.steps=11 --quiet --out "$WORK/auto-long" > "$WORK/auto-long.log" 2>&1 ||
+  fail "auto-long run failed: $(cat "$WORK/auto-long.log")"
+grep -q "warning" "$WORK/auto-long.log" && fail "a warning at 11 steps: $(cat "$WORK/auto-long.log")"
+grep -q "warning" "$WORK/good.log" && fail "a warning with freeze_step set: $(cat "$WORK/good.log")"
+
 # Time-wise training on the simulator: simulated time grows every step, the
 # cluster preset is recorded, and the math equals the Local run (same bytes).
 sim="$WORK/sim"

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <tuple>
 
 #include "core/compress/compressor.h"
 #include "core/optim/variance_freeze_detector.h"
@@ -199,6 +200,21 @@ TEST(Invariants, DetectorFiresOnSyntheticSequenceAtHandComputedStep) {
     if (held.observe(t, static_cast<double>(t))) fired = t;
   }
   EXPECT_EQ(fired, 10);
+}
+
+// earliest_step() is the first step a sequence that always satisfies the ratio fires at:
+// Delta + 1 without LR warmup, the warmup + 1 when it is longer.
+TEST(Invariants, DetectorEarliestStepIsWhereAnAlwaysSatisfiedRatioFires) {
+  for (const auto& [beta2, warmup, expected] :
+       {std::tuple{0.75, int64_t{0}, int64_t{5}}, std::tuple{0.75, int64_t{9}, int64_t{10}},
+        std::tuple{0.9, int64_t{3}, int64_t{11}}, std::tuple{0.0, int64_t{0}, int64_t{2}}}) {
+    VarianceFreezeDetector det(beta2, 0.96, warmup);
+    EXPECT_EQ(det.earliest_step(), expected) << beta2 << " " << warmup;
+    int64_t fired = 0;
+    for (int64_t t = 1; t <= 50 && !fired; ++t)
+      if (det.observe(t, 1.0)) fired = t;  // ratio 1 >= threshold whenever it is defined
+    EXPECT_EQ(fired, expected) << beta2 << " " << warmup;
+  }
 }
 
 TEST(Invariants, OnebitAdamAutoFreezesPastLrWarmupOnAllRanks) {
