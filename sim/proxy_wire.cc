@@ -7,6 +7,18 @@
 
 namespace compopt::sim {
 
+CommScheme scheme_of(CommPattern pattern) {
+  switch (pattern) {
+    case CommPattern::kRing:
+      return CommScheme::kRing;
+    case CommPattern::kCompressedFlat:
+      return CommScheme::kCompressedFlat;
+    case CommPattern::kCompressedHierarchical:
+      return CommScheme::kCompressedHierarchical;
+  }
+  return CommScheme::kRing;
+}
+
 size_t proxy_length(int ranks, size_t minimum) {
   const size_t quantum = 8 * static_cast<size_t>(ranks);
   const size_t wanted = std::max(minimum, 64 * static_cast<size_t>(ranks));

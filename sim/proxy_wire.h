@@ -8,11 +8,15 @@
 #include <cstddef>
 #include <string_view>
 
+#include "core/optim/stage_spec.h"
 #include "sim/wire_map.h"
 
 namespace compopt::sim {
 
 enum class CommScheme { kRing, kCompressedFlat, kCompressedHierarchical };
+
+// The scheme that times an optimizer stage's communication pattern (core/optim/stage_spec.h).
+CommScheme scheme_of(CommPattern pattern);
 
 // Proxy length for n ranks: a multiple of 8n with at least 8 payload bytes per
 // compressed chunk (so chunk sizes never collide with the 4-byte scales).

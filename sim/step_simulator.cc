@@ -38,18 +38,6 @@ struct Stage {
   double step_bytes_ratio = 1.0;
 };
 
-CommScheme scheme_of(CommPattern pattern) {
-  switch (pattern) {
-    case CommPattern::kRing:
-      return CommScheme::kRing;
-    case CommPattern::kCompressedFlat:
-      return CommScheme::kCompressedFlat;
-    case CommPattern::kCompressedHierarchical:
-      return CommScheme::kCompressedHierarchical;
-  }
-  return CommScheme::kRing;
-}
-
 // The stages the optimizer registry declares for a name or alias.
 std::vector<Stage> stages_of(std::string_view optimizer) {
   std::vector<Stage> out;

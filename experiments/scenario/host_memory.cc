@@ -7,6 +7,7 @@
 
 #include "core/optim/optimizer_registry.h"
 #include "sim/collapsed_rounds.h"
+#include "sim/proxy_wire.h"
 #include "sim/round_timing.h"
 
 namespace compopt::cli {
@@ -47,19 +48,6 @@ int lookup_or_largest(const std::map<std::string, int>& table, const std::string
 }
 
 const char* kOverride = "COMPOPT_MEMORY_LIMIT_MB sets another budget";
-
-// The simulator's scheme of an optimizer stage's communication pattern.
-sim::CommScheme scheme_of(CommPattern pattern) {
-  switch (pattern) {
-    case CommPattern::kRing:
-      return sim::CommScheme::kRing;
-    case CommPattern::kCompressedFlat:
-      return sim::CommScheme::kCompressedFlat;
-    case CommPattern::kCompressedHierarchical:
-      return sim::CommScheme::kCompressedHierarchical;
-  }
-  return sim::CommScheme::kRing;
-}
 
 // Bytes per GPU and per GPU squared of each path (measured with /usr/bin/time -v,
 // docs/robustness.md "Limits on input"; rounded up).
@@ -110,7 +98,8 @@ SimulationPath simulation_path(const sim::StepConfig& config) {
     return SimulationPath::kCollapsed;
   SimulationPath path = SimulationPath::kRoundsEveryRank;
   for (const StageSpec& stage : optimizer_registry().get(config.optimizer).stages) {
-    if (config.full_collectives || !sim::timed_by_rounds(scheme_of(stage.pattern), config.cluster))
+    if (config.full_collectives ||
+        !sim::timed_by_rounds(sim::scheme_of(stage.pattern), config.cluster))
       path = SimulationPath::kFullEveryRank;
   }
   return path;
