@@ -5,13 +5,10 @@
 
 #include <algorithm>
 #include <array>
-#include <filesystem>
 #include <sstream>
 #include <string_view>
 
 #include "core/util/error.h"
-#include "core/util/file_io.h"
-#include "core/util/io_error.h"
 #include "experiments/scenario/config_overrides.h"
 #include "experiments/scenario/sweep_config.h"
 
@@ -39,24 +36,6 @@ constexpr FlagKeys kFlagKeys[] = {
     {"--overlap", {"sweep.overlap"}},
     {"--buckets", {"sweep.buckets"}},
 };
-
-// The TOML of `path`, its aliased keys renamed.
-toml::table read_config(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw InvalidArgument(fmt::format("sweep config '{}': not found or not a regular file", path));
-  toml::table root;
-  try {
-    root = toml::parse(read_text_file(path), path);
-  } catch (const toml::parse_error& e) {
-    throw InvalidArgument(
-        fmt::format("config '{}': {} (line {})", path, e.description(), e.source().begin.line));
-  } catch (const IoError& e) {
-    throw InvalidArgument(fmt::format("sweep config '{}': {}", path, e.what()));
-  }
-  canonicalize_keys(root, fmt::format("sweep config '{}'", path));
-  return root;
-}
 
 // Removes from `root` the keys of the flags given, so the flags' values stand.
 void drop_flag_keys(toml::table& root, const std::vector<std::string>& given_flags) {
@@ -102,7 +81,8 @@ std::vector<std::string> profile_scenario_flags() {
 sim::Scenario profile_scenario(const std::string& config_file, const sim::Scenario& flags,
                                const std::vector<std::string>& given_flags,
                                const std::vector<std::string>& sets) {
-  toml::table root = config_file.empty() ? toml::table{} : read_config(config_file);
+  toml::table root = config_file.empty() ? toml::table{} : read_sweep_toml(config_file);
+  canonicalize_keys(root, fmt::format("sweep config '{}'", config_file));
   drop_flag_keys(root, given_flags);
   for (const std::string& s : sets) ConfigOverride(s, "cluster.gpus_per_node=8").apply_to(root);
   check_one_value(root,

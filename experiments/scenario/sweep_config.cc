@@ -243,16 +243,22 @@ std::vector<sim::Scenario> scenarios_of(const toml::table& root, const sim::Scen
 
 }  // namespace
 
-SweepConfig parse_sweep_config(std::string_view text, const std::string& source,
-                               const std::vector<std::string>& sets) {
-  toml::table root;
+namespace {
+
+toml::table parse_sweep_toml(std::string_view text, const std::string& source) {
   try {
-    root = toml::parse(text, source);
+    return toml::parse(text, source);
   } catch (const toml::parse_error& e) {
     throw InvalidArgument(fmt::format("sweep config '{}': {} (line {})", source, e.description(),
                                       e.source().begin.line));
   }
-  return sweep_config_from_table(std::move(root), source, sets);
+}
+
+}  // namespace
+
+SweepConfig parse_sweep_config(std::string_view text, const std::string& source,
+                               const std::vector<std::string>& sets) {
+  return sweep_config_from_table(parse_sweep_toml(text, source), source, sets);
 }
 
 SweepConfig sweep_config_from_table(toml::table root, const std::string& source,
@@ -294,16 +300,20 @@ sim::Scenario scenario_from_table(const sim::Scenario& base, toml::table root,
   return scenarios.front();
 }
 
-SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& sets) {
+toml::table read_sweep_toml(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw InvalidArgument(fmt::format("sweep config '{}': not found or not a regular file", path));
   }
   try {
-    return parse_sweep_config(read_text_file(path), path, sets);
+    return parse_sweep_toml(read_text_file(path), path);
   } catch (const IoError& e) {
     throw InvalidArgument(fmt::format("sweep config '{}': {}", path, e.what()));
   }
+}
+
+SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& sets) {
+  return sweep_config_from_table(read_sweep_toml(path), path, sets);
 }
 
 }  // namespace compopt::cli

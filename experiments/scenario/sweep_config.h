@@ -49,7 +49,10 @@ sim::Scenario apply_scenario_sets(const sim::Scenario& base, const std::vector<s
 // `source` starts the messages.
 sim::Scenario scenario_from_table(const sim::Scenario& base, toml::table root,
                                   const std::string& source);
-// Reads the file, then parse_sweep_config. A missing file is InvalidArgument too.
+// The TOML document of the sweep config file `path`, not yet checked: a missing, unreadable or
+// unparsable file throws InvalidArgument "sweep config '<path>': ...".
+toml::table read_sweep_toml(const std::string& path);
+// read_sweep_toml, then sweep_config_from_table.
 SweepConfig load_sweep_config(const std::string& path, const std::vector<std::string>& sets);
 
 }  // namespace compopt::cli
