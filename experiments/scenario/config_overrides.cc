@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace compopt::cli {
 namespace {
@@ -14,11 +15,6 @@ namespace {
 const std::vector<std::pair<std::string_view, std::string_view>> kKeyAliases = {
     {"ranks_per_node", "gpus_per_node"},
 };
-
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
-}
 
 // The tables a config may give by a preset's name instead (cluster_table.h: gpu = "H100" or
 // a [cluster.gpu] table whose `preset` is the base). A dotted --set key into one given by name
@@ -75,7 +71,7 @@ std::optional<std::vector<std::string>> split_items(std::string_view body) {
   for (size_t i = 0; i < body.size(); ++i) {
     const char c = body[i];
     if (quote == 0 && c == ',') {
-      items.push_back(trim(item));
+      items.push_back(trim_blanks(item));
       item.clear();
       continue;
     }
@@ -89,7 +85,7 @@ std::optional<std::vector<std::string>> split_items(std::string_view body) {
     }
   }
   if (quote != 0) return std::nullopt;
-  if (!trim(item).empty() || items.empty()) items.push_back(trim(item));
+  if (!trim_blanks(item).empty() || items.empty()) items.push_back(trim_blanks(item));
   return items;
 }
 
@@ -114,7 +110,7 @@ toml::array comma_list(const std::string& text) {
   std::string::size_type start = 0;
   while (true) {
     const auto comma = text.find(',', start);
-    const std::string item = trim(text.substr(start, comma - start));
+    const std::string item = trim_blanks(text.substr(start, comma - start));
     if (auto parsed = toml_value(item)) {
       items.push_back(*parsed->get("value"));
     } else {
@@ -152,7 +148,7 @@ toml::table parse_value(const std::string& value, const std::string& text, const
 
 ConfigOverride::ConfigOverride(const std::string& text, std::string_view example) : text_(text) {
   const auto eq = text.find('=');
-  const std::string key = eq == std::string::npos ? std::string() : trim(text.substr(0, eq));
+  const std::string key = eq == std::string::npos ? std::string() : trim_blanks(text.substr(0, eq));
   if (key.empty()) {
     throw InvalidArgument(fmt::format("--set '{}': expected key=value, e.g. {}", text, example));
   }
@@ -169,7 +165,7 @@ ConfigOverride::ConfigOverride(const std::string& text, std::string_view example
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
-  value_text_ = trim(text.substr(eq + 1));
+  value_text_ = trim_blanks(text.substr(eq + 1));
   holder_ = parse_value(value_text_, text_, this->key());
 }
 

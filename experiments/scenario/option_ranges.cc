@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace compopt::cli {
 
@@ -23,8 +24,7 @@ CLI::Validator in_range(const std::string& flag, double lo, double hi, const std
 
 CLI::Validator non_negative(const std::string& flag) {
   auto check = [flag](std::string& text) {
-    if (text.find_first_not_of(" \t") != std::string::npos &&
-        text[text.find_first_not_of(" \t")] == '-')
+    if (trim_blanks(text).starts_with('-'))
       throw InvalidArgument(fmt::format("{} {}: expected an integer >= 0", flag, text));
     return std::string();
   };

@@ -9,6 +9,7 @@
 #include "core/optim/optimizer_factory.h"
 #include "core/train/local_training.h"
 #include "core/util/error.h"
+#include "core/util/text.h"
 #include "experiments/train/train_world.h"
 
 namespace compopt::cli {
@@ -17,11 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kConfigPrefix = "config.";
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
 
 int64_t setting_integer(const Checkpoint& c, const std::string& key, const std::string& source) {
   const auto it = c.settings.find(key);
@@ -100,7 +96,7 @@ std::vector<std::string> resumed_overrides(const Checkpoint& checkpoint,
                                            const std::vector<std::string>& overrides) {
   std::map<std::string, std::string> values = checkpointed_values(checkpoint);
   std::set<std::string> overridden;
-  for (const auto& o : overrides) overridden.insert(trim(o.substr(0, o.find('='))));
+  for (const auto& o : overrides) overridden.insert(trim_blanks(o.substr(0, o.find('='))));
   keep_resolved_steps(values, overridden, checkpoint.identity);
   // A new run length replaces the old one in either form.
   if (overridden.count("run.steps") && !overridden.count("run.epochs")) values.erase("run.epochs");
