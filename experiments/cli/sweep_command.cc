@@ -96,7 +96,9 @@ std::vector<SimulatedStep> gather_steps(const SweepWorld& world, size_t count,
 void check_platform_files(const std::vector<sim::Scenario>& scenarios) {
   std::map<std::string, size_t> first;  // platform file -> its first scenario
   for (size_t i = 0; i < scenarios.size(); ++i) {
-    const std::string file = sim::resolve_scenario(scenarios[i]).cluster.platform_file;
+    // The file as resolve_scenario takes it, without resolving every scenario once more.
+    std::string file = scenarios[i].platform_file;
+    if (file.empty() && scenarios[i].cluster_spec) file = scenarios[i].cluster_spec->platform_file;
     if (!file.empty()) first.emplace(file, i);
   }
   std::vector<size_t> indexes;
