@@ -1,6 +1,7 @@
 #include "experiments/cli/allreduce_variants.h"
 
 #include <memory>
+#include <optional>
 
 #include "core/comm/collectives/compressed_allreduce.h"
 #include "core/comm/collectives/hierarchical_allreduce.h"
@@ -8,23 +9,21 @@
 namespace compopt::cli {
 namespace {
 
-// Error-feedback state built for vectors of one length.
+// Error-feedback state built for vectors of one length; none before the first call.
 struct SizedState {
   size_t length = 0;
-  bool built = false;
-  CompressedAllreduceState state;
+  std::optional<CompressedAllreduceState> state;
 };
 
 // The state of a call on `x`, (re)built by `build` on the first call and when x's length
 // changes.
 template <typename Build>
 CompressedAllreduceState& state_for(SizedState& s, const std::vector<float>& x, Build build) {
-  if (!s.built || s.length != x.size()) {
+  if (!s.state || s.length != x.size()) {
     s.state = build();
     s.length = x.size();
-    s.built = true;
   }
-  return s.state;
+  return *s.state;
 }
 
 RandomKey key_of(uint64_t step) { return RandomKey{.seed = kAllreduceVariantSeed, .step = step}; }

@@ -93,13 +93,12 @@ std::string write_trace(const Options& o, const sim::StepConfig& config,
   return o.trace_file;
 }
 
-void print_breakdown(const sim::StepConfig& c, const sim::StageTiming& t) {
+void print_breakdown(const sim::StageTiming& t) {
   fmt::print(
       "{:<14} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f}  "
       "{}\n",
       t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s, 1e3 * t.compress_s,
       1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(), t.throughput_samples_s, t.algorithm);
-  (void)c;
 }
 
 // The low..high bounds of each stage and where the spread comes from.
@@ -175,7 +174,7 @@ void run_profile(const Options& o) {
                "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
                "samples/s", "algorithm");
     const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
-    for (const sim::StageTiming& t : timings) print_breakdown(config, t);
+    for (const sim::StageTiming& t : timings) print_breakdown(t);
     print_bounds(timings, totals);
     print_training(totals);
     print_memory(config, totals.memory);

@@ -17,7 +17,6 @@
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/simulated_scenarios.h"
 #include "experiments/reproduce/study.h"
-#include "experiments/scenario/forked_jobs.h"
 #include "net_models/bandwidth_spread.h"
 #include "net_models/cluster_presets.h"
 
