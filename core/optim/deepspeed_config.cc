@@ -1,5 +1,7 @@
 #include "core/optim/deepspeed_config.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -197,13 +199,34 @@ std::string mapped_text(const TypeRule& t, const KeyRule& k) {
   return "";
 }
 
+// The config as JSON; a parse error names its byte and, for Python's NaN / Infinity (which
+// json.dumps writes but JSON has not), the value.
+Json parse_config(std::string_view json) {
+  try {
+    Json config = Json::parse(json);
+    if (!config.is_object()) throw InvalidArgument("DeepSpeed config: not a JSON object");
+    return config;
+  } catch (const Json::parse_error& e) {
+    const size_t at = e.byte > 0 ? e.byte - 1 : 0;
+    for (const size_t start : {at > 0 ? at - 1 : at, at}) {
+      for (const std::string_view token : {"-Infinity", "NaN", "Infinity"}) {
+        if (start < json.size() && json.substr(start).starts_with(token)) {
+          throw InvalidArgument(fmt::format(
+              "DeepSpeed config: {} at byte {} is not a JSON number, expected a finite number "
+              "(JSON has no NaN or infinity)",
+              token, start + 1));
+        }
+      }
+    }
+    throw InvalidArgument(
+        fmt::format("DeepSpeed config: not a JSON object (invalid JSON at byte {})", e.byte));
+  }
+}
+
 }  // namespace
 
 DeepSpeedOptimizer deepspeed_optimizer(std::string_view json) {
-  const Json config = Json::parse(json, nullptr, false);
-  if (config.is_discarded() || !config.is_object()) {
-    throw InvalidArgument("DeepSpeed config: not a JSON object");
-  }
+  const Json config = parse_config(json);
   const Json& block = optimizer_block(config);
   const TypeRule& type = type_rule(block.at("type").get<std::string>());
   const Json params = block.contains("params") ? block.at("params") : Json::object();

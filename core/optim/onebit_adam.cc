@@ -2,6 +2,7 @@
 
 #include "core/optim/adam.h"
 #include "core/optim/vector_ops.h"
+#include "core/optim/zero_variance_note.h"
 #include "core/util/error.h"
 
 namespace compopt {
@@ -46,6 +47,7 @@ void OnebitAdam::do_step(std::span<float> params, std::span<const float> grads, 
     if (fire) {
       frozen_ = true;
       frozen_at_ = t_;
+      if (auto note = zero_variance_note(name(), t_, v_, lr, eps)) add_note(std::move(*note));
     }
     return;
   }

@@ -7,6 +7,7 @@
 #include "core/optim/lamb.h"
 #include "core/optim/update_kernels.h"
 #include "core/optim/vector_ops.h"
+#include "core/optim/zero_variance_note.h"
 #include "core/util/error.h"
 
 namespace compopt {
@@ -37,7 +38,12 @@ void OnebitLamb::do_step(std::span<float> params, std::span<const float> grads, 
     compression_step(params, grads, comm, lr);
   } else {
     warmup_step(params, grads, comm, lr);
-    if (t_ >= opt_.freeze_step) freeze();
+    if (t_ >= opt_.freeze_step) {
+      freeze();
+      if (auto note = zero_variance_note(name(), t_, v_, lr, options().eps)) {
+        add_note(std::move(*note));
+      }
+    }
   }
 }
 

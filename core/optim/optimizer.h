@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/comm/communicator.h"
@@ -74,6 +75,9 @@ class Optimizer {
   // first stage.
   virtual std::optional<int64_t> earliest_automatic_stage_change() const { return std::nullopt; }
   virtual OptimizerMetrics metrics() const;
+  // What the optimizer has to tell the user since the last call (e.g. a hazard found at a
+  // stage change), oldest first; rank 0's are printed by `compopt train`.
+  std::vector<std::string> take_notes() { return std::exchange(notes_, {}); }
 
   OptimizerState save_state() const;
   void load_state(const OptimizerState& state);
@@ -92,6 +96,8 @@ class Optimizer {
   // grads averaged over all ranks with allreduce_mean in the configured precision.
   void allreduce_mean(Communicator& comm, std::span<float> data) const;
 
+  void add_note(std::string note) { notes_.push_back(std::move(note)); }
+
   size_t d() const { return layout_.total(); }
   int64_t t_ = 0;
   double last_lr_ = 0;
@@ -100,6 +106,7 @@ class Optimizer {
   std::string name_;
   ParamLayout layout_;
   CommonOptions common_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace compopt

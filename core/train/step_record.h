@@ -51,6 +51,9 @@ struct StepRecord {
   // (OptimizerMetrics); empty for other optimizers. Not written to metrics.csv.
   std::vector<double> layer_coefficients;
   std::vector<double> layer_ratios;
+  // What the optimizer told the user at this step (Optimizer::take_notes, rank 0's), e.g. a
+  // hazard found at the freeze. Not written to metrics.csv.
+  std::vector<std::string> notes;
 };
 
 // metrics.csv, the whole file: header and one row per record (step, samples, epoch, stage, lr,

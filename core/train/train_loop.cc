@@ -293,6 +293,7 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
     record.stage = stage_name(stage);
     record.compute_s = measured_s;
     timed_optimizer_step(optimizer, params, grads, comm, record);
+    record.notes = optimizer.take_notes();
     const OptimizerMetrics m = optimizer.metrics();
     const bool evaluate = step % eval_every == 0 || step == options.steps;
     reduce_losses(comm, *worker, task, params, loss, evaluate, test_range, record);

@@ -65,8 +65,11 @@ nlohmann::json summarize(const TrainConfig& c, const TrainResult& result) {
   std::optional<int64_t> first_compression;
   double warmup_bytes = 0, compression_bytes = 0, prev = 0;
   int64_t warmup_steps = 0, compression_steps = 0;
+  nlohmann::json notes = nlohmann::json::array();
   for (const StepRecord& r : result.records) {
     if (r.test_loss) last_eval = &r;
+    for (const std::string& note : r.notes)
+      notes.push_back(fmt::format("step {}: {}", r.step, note));
     const double step_bytes = r.bytes_sent - prev;
     prev = r.bytes_sent;
     if (r.stage == stage_name(Stage::kCompression)) {
@@ -99,6 +102,7 @@ nlohmann::json summarize(const TrainConfig& c, const TrainResult& result) {
   s["bytes_per_step_compression"] =
       compression_steps ? compression_bytes / static_cast<double>(compression_steps) : 0.0;
   s["step_time_s"] = mean_step_times(result.records);
+  s["notes"] = std::move(notes);
   return s;
 }
 

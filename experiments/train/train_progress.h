@@ -1,7 +1,8 @@
 #pragma once
 // Progress of `compopt train` on stdout: a one-line bar redrawn in place when
 // stdout is a terminal (isatty), plain lines at evaluation steps otherwise.
-// Called from one thread (rank 0's).
+// The optimizer's notes of a step (StepRecord::notes) are printed as "note: step N: ..." lines
+// even when quiet, like the start-up warnings. Called from one thread (rank 0's).
 
 #include <cstdint>
 #include <string>

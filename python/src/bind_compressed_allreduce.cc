@@ -17,6 +17,7 @@
 #include "core/comm/collectives/compressed_allreduce.h"
 #include "core/comm/collectives/hierarchical_allreduce.h"
 #include "core/util/error.h"
+#include "core/util/memory_budget.h"
 #include "python/src/bindings.h"
 #include "python/src/buffers.h"
 #include "python/src/world.h"
@@ -40,6 +41,7 @@ class CompressedAllreduce {
                       compressor_->name()));
     }
     World::Use use(world);
+    require_memory(size, use.comm().size());
     if (!hierarchical) {
       state_ = CompressedAllreduceState(size, use.comm().size());
       return;
@@ -47,6 +49,18 @@ class CompressedAllreduce {
     const py::gil_scoped_release release;
     groups_ = HierarchicalGroups::split(use.comm());
     state_ = hierarchical_state(size, *groups_);
+  }
+
+  // Refuses a size whose error feedback (a worker vector and a server chunk of 4-byte
+  // elements) and messages (about 1 bit per element each way) would not fit this host, before
+  // allocating: a bare std::bad_alloc or the kernel's OOM kill otherwise.
+  static void require_memory(size_t size, int ranks) {
+    const auto d = static_cast<double>(size);
+    const double needed = 4.0 * d * (1.0 + 1.0 / ranks) + d / 4.0;
+    MemoryBudget::of_this_machine().require(
+        needed, fmt::format("CompressedAllreduce(size = {}) on {} ranks", size, ranks),
+        "expected a smaller size (split the vector into several CompressedAllreduce objects "
+        "run one after the other)");
   }
 
   // data := the compressed mean over every rank of the world.

@@ -78,6 +78,8 @@ def _read_only():
      "out: dtype with format 'f', expected that of x \\('d'\\)"),
     (lambda: compopt.alltoall(np.ones(2), np.ones(3)), compopt.InvalidArgument,
      "alltoall: send holds 16 bytes and receive 24"),
+    (lambda: compopt.CompressedAllreduce(2**40), compopt.InvalidArgument,
+     r"CompressedAllreduce\(size = 1099511627776\) on 1 ranks needs about 8448.0 GiB"),
     (lambda: compopt.broadcast(np.ones(2), root=1), compopt.InvalidArgument,
      r"broadcast: root 1 out of range, expected 0..0"),
 ])

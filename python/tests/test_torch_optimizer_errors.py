@@ -66,3 +66,27 @@ def test_refuses_a_parameter_moved_off_the_flat_buffer():
     p.data = torch.zeros(3)
     with pytest.raises(ValueError, match="no longer lies in the optimizer's flat buffer"):
         opt.step()
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: ct.SGD([_param()], lr=0.1, momentum=0.9, dampening=0.1), "dampening = 0.1"),
+    (lambda: ct.SGD([_param()], lr=0.1, nesterov=True), "nesterov = True needs momentum > 0"),
+    (lambda: ct.Adam([_param()], weight_decay=-1.0), r"weight_decay = -1.0: expected a finite"),
+    (lambda: ct.SGD([_param()], weight_decay=float("nan")), r"weight_decay = nan: expected"),
+], ids=["dampening", "nesterov-without-momentum", "negative-l2", "nan-l2"])
+def test_torch_named_arguments_are_checked(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: ct.Adam([_param()], lr=float("nan")), r"key 'lr' = nan, expected a finite number"),
+    (lambda: ct.OneBitAdam([_param()], lr=float("inf"), freeze_step=2),
+     r"key 'lr' = inf, expected a finite number"),
+    (lambda: ct.from_deepspeed({"optimizer": {"type": "Adam", "params": {"lr": float("nan")}}},
+                               [_param()]),
+     r"DeepSpeed config.optimizer.params.lr = nan, expected a finite number"),
+], ids=["nan", "inf", "deepspeed-nan"])
+def test_non_finite_learning_rates_are_named(make, message):
+    with pytest.raises(compopt.InvalidArgument, match=message):
+        make()

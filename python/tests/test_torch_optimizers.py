@@ -70,9 +70,19 @@ def _run_pair(ours, theirs, params_a, params_b, steps=20):
      lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.8, nesterov=True)),
     (lambda p: ct.Adam(p, lr=0.01, betas=(0.9, 0.99), eps=1e-6, bias_correction=True),
      lambda p: torch.optim.Adam(p, lr=0.01, betas=(0.9, 0.99), eps=1e-6)),
-    (lambda p: ct.Adam(p, lr=0.01, weight_decay=0.1, bias_correction=True),
+    (lambda p: ct.AdamW(p, lr=0.01, weight_decay=0.1),
      lambda p: torch.optim.AdamW(p, lr=0.01, weight_decay=0.1)),
-], ids=["sgd", "momentum", "nesterov", "adam", "adamw"])
+    # The classes named like torch.optim's take its defaults and its L2 weight decay.
+    (lambda p: ct.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01),
+     lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01)),
+    (lambda p: ct.SGD(p, lr=0.1, momentum=0.8, nesterov=True),
+     lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.8, nesterov=True)),
+    (lambda p: ct.Adam(p), lambda p: torch.optim.Adam(p)),
+    (lambda p: ct.Adam(p, lr=0.01, weight_decay=0.1),
+     lambda p: torch.optim.Adam(p, lr=0.01, weight_decay=0.1)),
+    (lambda p: ct.AdamW(p), lambda p: torch.optim.AdamW(p)),
+], ids=["sgd", "momentum", "nesterov", "adam", "adamw", "sgd-momentum-l2", "sgd-nesterov",
+        "adam-defaults", "adam-l2", "adamw-defaults"])
 def test_baselines_match_torch_optim(make_ours, make_theirs):
     a, b = _leaves(), _leaves()
     _run_pair(make_ours(a), make_theirs(b), a, b)

@@ -108,6 +108,19 @@ grep -q "^warning: onebit-adam changes stage by itself (freeze_step = auto) at s
 grep -q "warning" "$WORK/auto-long.log" && fail "a warning at 11 steps: $(cat "$WORK/auto-long.log")"
 grep -q "warning" "$WORK/good.log" && fail "a warning with freeze_step set: $(cat "$WORK/good.log")"
 
+# Fashion-MNIST has pixels that are 0 in every image: their weights' gradient is 0 through the
+# warmup, so the variance frozen at step 3 holds exact zeros; the note names them at the
+# freeze (stdout even with --quiet, and summary.json), before any non-finite stop.
+if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+  "$BIN" train "$SRC/experiments/configs/fmnist_onebit_adam.toml" --set run.ranks=2 \
+    --set run.gpus_per_node=1 --set run.steps=4 --set optimizer.freeze_step=3 --quiet \
+    --out "$WORK/zero-var" > "$WORK/zero-var.log" 2>&1 || fail "zero-var run failed: $(cat "$WORK/zero-var.log")"
+  grep -q "^note: step 3: onebit-adam: the variance frozen at step 3 is exactly 0 at [0-9]* of 269322 elements" \
+    "$WORK/zero-var.log" || fail "no zero-variance note at the freeze: $(cat "$WORK/zero-var.log")"
+  grep -q '"step 3: onebit-adam: the variance frozen' "$WORK/zero-var/summary.json" ||
+    fail "summary.json lacks the note"
+fi
+
 # Time-wise training on the simulator: simulated time grows every step, the
 # cluster preset is recorded, and the math equals the Local run (same bytes).
 sim="$WORK/sim"

@@ -2,9 +2,15 @@
 
 Each class is compopt.torch.Optimizer with its registry name; torch-style arguments map to the
 registry's keys (betas -> beta1, beta2; momentum -> beta) and every other keyword goes through
-as a registry key (docs/optimizers.md). None leaves a key at the registry's default, so the
-defaults are the registry's: e.g. Adam's bias_correction is off unless asked for.
+as a registry key (docs/optimizers.md). None leaves a key at the registry's default.
+
+Where a class has torch.optim's name (SGD, Adam, AdamW) its defaults and weight decay are
+torch.optim's: Adam and AdamW correct the bias, SGD takes momentum, and SGD's and Adam's
+weight_decay is the L2 term torch.optim adds to the gradient (here added to .grad in place,
+before the gradient is averaged), where the registry's weight decay is decoupled (AdamW's).
 """
+import math
+
 from ._optimizer import Optimizer
 
 
@@ -16,11 +22,38 @@ def _betas(betas):
     return {"beta1": float(betas[0]), "beta2": float(betas[1])}
 
 
-class SGD(Optimizer):
-    """Plain SGD on the ring-averaged gradient (registry 'sgd')."""
+class _CoupledWeightDecay:
+    """torch.optim's L2 weight decay: grad += weight_decay * param before the step."""
 
-    def __init__(self, params, world=None, lr=None, weight_decay=None, **hyper):
-        super().__init__("sgd", params, world, lr=lr, weight_decay=weight_decay, **hyper)
+    def _init_coupled(self, weight_decay):
+        weight_decay = 0.0 if weight_decay is None else float(weight_decay)
+        if not math.isfinite(weight_decay) or weight_decay < 0:
+            raise ValueError(f"weight_decay = {weight_decay!r}: expected a finite number >= 0")
+        self._coupled_weight_decay = weight_decay
+
+    def _step_flat(self):
+        if self._coupled_weight_decay:
+            self._flat.grads.add_(self._flat.params, alpha=self._coupled_weight_decay)
+        super()._step_flat()
+
+
+class SGD(_CoupledWeightDecay, Optimizer):
+    """torch.optim.SGD: plain SGD (registry 'sgd'), or with momentum > 0 torch's momentum form
+    of 'momentum-sgd' (m = momentum*m + g); weight_decay is torch's L2 term."""
+
+    def __init__(self, params, world=None, lr=None, momentum=0.0, dampening=0.0,
+                 weight_decay=0.0, nesterov=False, **hyper):
+        if dampening:
+            raise ValueError(f"dampening = {dampening!r}: only 0 (torch.optim.SGD's default) is "
+                             "supported; MomentumSGD(form='paper') is m = beta*m + (1-beta)*g")
+        self._init_coupled(weight_decay)
+        if momentum:
+            super().__init__("momentum-sgd", params, world, lr=lr, beta=momentum,
+                             nesterov=nesterov, form="pytorch", **hyper)
+        elif nesterov:
+            raise ValueError("nesterov = True needs momentum > 0 (as in torch.optim.SGD)")
+        else:
+            super().__init__("sgd", params, world, lr=lr, **hyper)
 
 
 class MomentumSGD(Optimizer):
@@ -41,10 +74,29 @@ class _AdamLike(Optimizer):
                          weight_decay=weight_decay, **_betas(betas), **hyper)
 
 
-class Adam(_AdamLike):
-    """Adam (registry 'adam'); bias_correction=True with weight decay decoupled (AdamW's)."""
+class Adam(_CoupledWeightDecay, _AdamLike):
+    """torch.optim.Adam (registry 'adam'): bias_correction=True by default; weight_decay is
+    torch's L2 term added to the gradient (AdamW for the decoupled one)."""
 
     _registry_name = "adam"
+
+    def __init__(self, params, world=None, lr=None, betas=None, eps=None, weight_decay=0.0,
+                 bias_correction=True, **hyper):
+        self._init_coupled(weight_decay)
+        super().__init__(params, world, lr=lr, betas=betas, eps=eps,
+                         bias_correction=bias_correction, **hyper)
+
+
+class AdamW(_AdamLike):
+    """torch.optim.AdamW (registry 'adam'): bias correction and decoupled weight decay,
+    x -= lr * (u + weight_decay * x), weight_decay 0.01 by default as in torch."""
+
+    _registry_name = "adam"
+
+    def __init__(self, params, world=None, lr=None, betas=None, eps=None, weight_decay=0.01,
+                 bias_correction=True, **hyper):
+        super().__init__(params, world, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                         bias_correction=bias_correction, **hyper)
 
 
 class Lamb(_AdamLike):

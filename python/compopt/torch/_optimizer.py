@@ -10,6 +10,8 @@ C++ optimizer with the new rate and its state, so it takes effect bit for bit; w
 device are stepped by the GPU optimizer (``compopt._cuda``, builds with CUDA only), which has no
 state export: state_dict() and rate changes are refused there. docs/python.md.
 """
+import math
+
 import torch
 
 from .. import InvalidArgument, _compopt, _cuda
@@ -33,10 +35,14 @@ def _learning_rate(spec, keys):
     if "lr" not in keys:
         return spec["default_lr"]
     try:
-        return float(keys["lr"])
+        lr = float(keys["lr"])
     except ValueError:
         raise InvalidArgument(f"{spec['name']}: key 'lr' = '{keys['lr']}', expected a number "
                               ">= 0") from None
+    if not math.isfinite(lr):
+        raise InvalidArgument(f"{spec['name']}: key 'lr' = {lr}, expected a finite number >= 0 "
+                              "(NaN and infinity are refused)")
+    return lr
 
 
 class Optimizer(torch.optim.Optimizer):

@@ -83,6 +83,12 @@ TEST(DeepSpeedConfig, RefusesWhatCompoptDoesNotDoByName) {
   EXPECT_THAT(error(R"({"optimizer": {"type": "Adam", "lr": 1}})"),
               HasSubstr("key 'lr' is not read"));
   EXPECT_THAT(error("[1, 2"), HasSubstr("not a JSON object"));
+  EXPECT_THAT(error("[1, 2]"), HasSubstr("not a JSON object"));
+  // Python's json.dumps writes NaN and Infinity, which JSON has not: named, with the byte.
+  EXPECT_THAT(error(R"({"type": "Adam", "params": {"lr": NaN}})"),
+              HasSubstr("NaN at byte 35 is not a JSON number"));
+  EXPECT_THAT(error(R"({"type": "Adam", "params": {"lr": -Infinity}})"),
+              HasSubstr("-Infinity at byte 35 is not a JSON number"));
   EXPECT_THAT(error(R"({"scheduler": {}})"), HasSubstr("expected an \"optimizer\" block"));
   EXPECT_NO_THROW(deepspeed_optimizer(R"({"type": "Adam", "params": {"max_grad_norm": 0.0}})"));
 }
