@@ -80,6 +80,8 @@ class MpiTransport final : public Transport {
   void receive_payload(int src, std::span<std::byte> into, double deadline);
   void take(int src, Channel channel, std::span<std::byte> data);
   void check_peer(int rank, const char* what) const;
+  // Tells every peer this rank will send nothing more (the destructor).
+  void say_goodbye();
   double deadline() const { return MPI_Wtime() + options_.op_timeout_s; }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -89,6 +91,7 @@ class MpiTransport final : public Transport {
   double start_ = 0;
   std::vector<int> nodes_;
   std::map<std::pair<int, Channel>, std::deque<std::vector<std::byte>>> inbox_;
+  std::vector<bool> goodbye_;  // the peer said it sends nothing more
 };
 
 }  // namespace compopt::mpi
