@@ -3,8 +3,12 @@
 // call and of the error-feedback average over steps, and wall time.
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -26,6 +30,13 @@ namespace {
 constexpr int kMaxRanks = 4096;
 constexpr size_t kMaxElements = size_t{1} << 28;
 constexpr size_t kMaxTotalElements = size_t{1} << 30;
+// Messages between the ranks' threads in one run (collectives_messages). The local backend
+// passes each through one lock, so the count, not the data, sets the time once ranks are
+// many: about 175,000 messages/s on a 2-core machine (512 ranks, 16 elements, 1 step: 2.6
+// million messages in 15 s), so this bound is about a minute there (docs/robustness.md).
+constexpr double kMaxMessages = 1e7;
+// Threads besides the ranks': the main thread, the compression pool, spare.
+constexpr long kOtherThreads = 64;
 
 struct Options {
   int ranks = 8;
@@ -110,6 +121,54 @@ Result run_variant(const Options& o, const AllreduceVariant& v) {
   return result;
 }
 
+// About how many messages a run sends: every variant moves each rank's vector through a ring
+// or a scatter and gather over all ranks, 2 (ranks - 1) messages per rank and call.
+double collectives_messages(const Options& o) {
+  const double n = o.ranks;
+  return static_cast<double>(allreduce_variants().entries().size()) * o.steps * 2 * n * (n - 1);
+}
+
+// A limit from a /proc or /sys file holding one number ("max" or unreadable: none).
+long file_limit(const char* path) {
+  std::ifstream in(path);
+  long value = 0;
+  return in >> value && value > 0 ? value : std::numeric_limits<long>::max();
+}
+
+// Threads this process may start at most: the smallest of kernel.threads-max, the soft
+// RLIMIT_NPROC and the cgroup's pids.max, with the name of the one that binds.
+std::pair<long, std::string> thread_limit() {
+  std::pair<long, std::string> limit{file_limit("/proc/sys/kernel/threads-max"),
+                                     "/proc/sys/kernel/threads-max"};
+  rlimit nproc{};
+  if (::getrlimit(RLIMIT_NPROC, &nproc) == 0 && nproc.rlim_cur != RLIM_INFINITY &&
+      static_cast<long>(nproc.rlim_cur) < limit.first)
+    limit = {static_cast<long>(nproc.rlim_cur), "ulimit -u"};
+  if (const long pids = file_limit("/sys/fs/cgroup/pids.max"); pids < limit.first)
+    limit = {pids, "the cgroup's pids.max"};
+  return limit;
+}
+
+// Throws InvalidArgument when the run needs more threads than this host gives a process, or
+// more messages than kMaxMessages.
+void check_host_limits(const Options& o) {
+  const auto [threads, source] = thread_limit();
+  if (o.ranks + kOtherThreads > threads) {
+    throw InvalidArgument(fmt::format(
+        "--ranks {}: one thread per rank, and this host allows {} threads ({}); expected at most "
+        "{} ranks",
+        o.ranks, threads, source, std::max(0L, threads - kOtherThreads)));
+  }
+  if (const double messages = collectives_messages(o); messages > kMaxMessages) {
+    throw InvalidArgument(fmt::format(
+        "--ranks {} x --steps {}: about {:.3g} messages between the ranks' threads ({} variants x "
+        "steps x 2 x ranks x (ranks - 1)), expected at most {:.3g} (about a minute of message "
+        "passing); lower "
+        "--ranks or --steps",
+        o.ranks, o.steps, messages, allreduce_variants().entries().size(), kMaxMessages));
+  }
+}
+
 // Throws InvalidArgument for options beyond the bounds above.
 void check_options(const Options& o) {
   if (o.ranks < 1 || o.ranks > kMaxRanks)
@@ -175,6 +234,7 @@ std::string run_variants(const Options& o) {
 
 void run(const Options& o) {
   check_options(o);
+  check_host_limits(o);
   check_collectives_memory(o.ranks, o.elements, MemoryBudget::of_this_machine());
   RunDirectory dir("collectives", o.out, out_mode(o.overwrite));
   dir.run([&] {

@@ -4,7 +4,10 @@
 // environment of launch_environment.h; its stdout/stderr lines are forwarded with a
 // "[rank k] " prefix (k global). When a rank fails, the others get a grace period to report
 // (they notice the failure themselves), then are killed; launch then fails naming the root
-// cause (launch_failure.h), with exit code 2 when that rank refused its arguments.
+// cause (launch_failure.h), with exit code 2 when that rank refused its arguments. A rank
+// stopped by a signal (SIGSTOP, SIGTSTP) for longer than --stopped-timeout (4 s, the TCP
+// backend's peer-silence timeout) counts as failed: its peers cannot tell it from a hung rank
+// before they are connected, so the launcher, which sees the stop, names it.
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -23,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -41,6 +45,7 @@ namespace {
 struct LaunchOptions {
   LaunchLayout layout;
   double grace_s = 3.0;
+  double stopped_timeout_s = 4.0;
   std::vector<std::string> command;
 };
 
@@ -59,6 +64,8 @@ struct RankProcess {
   std::string last_error;  // the last complete line on stderr
   bool running = true;
   bool killed_by_launcher = false;
+  bool failed_stopped = false;  // a failure already: stopped too long
+  std::optional<std::chrono::steady_clock::time_point> stopped_since;
   int status = 0;
 };
 
@@ -71,9 +78,10 @@ extern "C" void note_child_exit(int /*signal*/) {
   errno = saved;
 }
 
-// SIGCHLD wakes the launcher's poll() through a pipe the moment a rank ends, so ranks are
-// reaped in the order they end: the first failure is the root cause, not the first one a
-// sweep over the ranks reaches. The previous SIGCHLD action comes back on destruction.
+// SIGCHLD wakes the launcher's poll() through a pipe the moment a rank ends, stops or
+// continues, so ranks are reaped in the order they end: the first failure is the root cause,
+// not the first one a sweep over the ranks reaches. The previous SIGCHLD action comes back on
+// destruction.
 class ChildExitPipe {
  public:
   ChildExitPipe() {
@@ -82,7 +90,7 @@ class ChildExitPipe {
     struct sigaction action {};
     action.sa_handler = note_child_exit;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    action.sa_flags = SA_RESTART;
     ::sigaction(SIGCHLD, &action, &previous_);
   }
   ~ChildExitPipe() {
@@ -238,19 +246,50 @@ void pump(std::vector<RankProcess>& ranks, const ChildExitPipe& exits, int timeo
   }
 }
 
-// Reaps the ranks that ended. Failures the launcher did not cause are appended in the order
-// they ended; of several found at once, those killed by a signal come first (the others are
-// most likely the ranks that noticed).
-void reap(std::vector<RankProcess>& ranks, std::vector<RankEnd>& failures) {
+// Notes a rank's stop or continuation (waitpid WUNTRACED / WCONTINUED); true when the rank
+// has now been stopped for longer than `stopped_timeout_s`, the first time only.
+bool stopped_too_long(RankProcess& p, int status, double stopped_timeout_s) {
+  using Clock = std::chrono::steady_clock;
+  if (WIFCONTINUED(status)) {
+    p.stopped_since.reset();
+    return false;
+  }
+  if (WIFSTOPPED(status) && !p.stopped_since) {
+    p.stopped_since = Clock::now();
+    p.status = status;
+    fmt::print(stderr, "compopt launch: rank {} (pid {}) {}\n", p.rank, p.pid,
+               describe_status(status));
+  }
+  if (!p.stopped_since || p.failed_stopped ||
+      std::chrono::duration<double>(Clock::now() - *p.stopped_since).count() <= stopped_timeout_s)
+    return false;
+  p.failed_stopped = true;
+  return true;
+}
+
+// Reaps the ranks that ended, and counts a rank stopped for longer than `stopped_timeout_s`
+// as failed. Failures the launcher did not cause are appended in the order they ended; of
+// several found at once, those killed or stopped by a signal come first (the others are most
+// likely the ranks that noticed).
+void reap(std::vector<RankProcess>& ranks, std::vector<RankEnd>& failures,
+          double stopped_timeout_s) {
   std::vector<RankEnd> ended;
   for (RankProcess& p : ranks) {
-    if (!p.running || ::waitpid(p.pid, &p.status, WNOHANG) != p.pid) continue;
+    if (!p.running) continue;
+    int status = 0;
+    const bool changed = ::waitpid(p.pid, &status, WNOHANG | WUNTRACED | WCONTINUED) == p.pid;
+    if (!changed || WIFSTOPPED(status) || WIFCONTINUED(status)) {
+      if (stopped_too_long(p, changed ? status : 0, stopped_timeout_s))
+        ended.push_back({.rank = p.rank, .status = p.status, .last_error = {}});
+      continue;
+    }
     p.running = false;
-    if (!p.killed_by_launcher && failed_status(p.status))
+    p.status = status;
+    if (!p.killed_by_launcher && !p.failed_stopped && failed_status(p.status))
       ended.push_back({.rank = p.rank, .status = p.status, .last_error = {}});
   }
   std::stable_sort(ended.begin(), ended.end(), [](const RankEnd& a, const RankEnd& b) {
-    return WIFSIGNALED(a.status) && !WIFSIGNALED(b.status);
+    return !WIFEXITED(a.status) && WIFEXITED(b.status);
   });
   failures.insert(failures.end(), ended.begin(), ended.end());
 }
@@ -263,21 +302,21 @@ bool has_open_output(const RankProcess& p) { return p.fds[0] >= 0 || p.fds[1] >=
 
 // Runs the ranks to their end; returns the failures in the order the ranks ended.
 std::vector<RankEnd> supervise(std::vector<RankProcess>& ranks, const ChildExitPipe& exits,
-                               double grace_s) {
+                               const LaunchOptions& o) {
   using Clock = std::chrono::steady_clock;
   std::vector<RankEnd> failures;
   Clock::time_point failed_at;
   while (any(ranks, is_running)) {
     pump(ranks, exits, 100);
     const bool first = failures.empty();
-    reap(ranks, failures);
+    reap(ranks, failures, o.stopped_timeout_s);
     if (first && !failures.empty()) {
       failed_at = Clock::now();
       fmt::print(stderr, "compopt launch: rank {} {}; stopping the other ranks\n",
                  failures.front().rank, describe_status(failures.front().status));
     }
     if (failures.empty() ||
-        std::chrono::duration<double>(Clock::now() - failed_at).count() <= grace_s)
+        std::chrono::duration<double>(Clock::now() - failed_at).count() <= o.grace_s)
       continue;
     for (RankProcess& p : ranks) {
       if (!p.running || p.killed_by_launcher) continue;
@@ -308,7 +347,7 @@ void run(const LaunchOptions& o, const CLI::App& launch) {
     ranks.push_back(start_rank(command, rank_environment(layout, local, port, token),
                                layout.node_rank * layout.nproc + local));
   }
-  const std::vector<RankEnd> failures = supervise(ranks, exits, o.grace_s);
+  const std::vector<RankEnd> failures = supervise(ranks, exits, o);
   if (failures.empty()) return;
   const std::string what = "launch: " + failure_summary(failures, layout.nnodes * layout.nproc);
   // A rank that refused its arguments (exit code 2, message forwarded above) is bad input.
@@ -343,6 +382,11 @@ void register_launch_command(CLI::App& app) {
                   "COMPOPT_JOB_TOKEN, else random on one node)");
   cmd->add_option("--grace", o->grace_s, "seconds the other ranks get to report after one failed")
       ->check(in_range("--grace", 0, kMaxGraceSeconds, "seconds, at most an hour"))
+      ->capture_default_str();
+  cmd->add_option("--stopped-timeout", o->stopped_timeout_s,
+                  "seconds a rank may stay stopped by a signal (SIGSTOP) before it counts as "
+                  "failed")
+      ->check(in_range("--stopped-timeout", 0, kMaxGraceSeconds, "seconds, at most an hour"))
       ->capture_default_str();
   cmd->add_option("command", o->command,
                   "compopt subcommand or program, and its arguments (after --)")

@@ -27,6 +27,10 @@ std::string describe_status(int status) {
     return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
                        strsignal(WTERMSIG(status)));
   }
+  if (WIFSTOPPED(status)) {
+    return fmt::format("was stopped by signal {} ({})", WSTOPSIG(status),
+                       strsignal(WSTOPSIG(status)));
+  }
   return "ended";
 }
 

@@ -21,10 +21,11 @@ struct RankEnd {
   std::string last_error;  // the last line the rank wrote to stderr
 };
 
-// "exited with code 1", "was killed by signal 9 (Killed)".
+// "exited with code 1", "was killed by signal 9 (Killed)", "was stopped by signal 19 (Stopped
+// (signal))" (a rank the launcher counts as failed after it stayed stopped too long).
 std::string describe_status(int status);
 
-// True when `status` is a failure: a non-zero exit code or a signal.
+// True when `status` is a failure: a non-zero exit code, or killed or stopped by a signal.
 bool failed_status(int status);
 
 // The rank `message` blames: the number of its last "rank N" with N in 0..world_size-1 other

@@ -10,6 +10,7 @@
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/stale_files.h"
+#include "experiments/run_directory/run_status.h"
 #include "experiments/run_directory/version.h"
 
 namespace compopt::cli {
@@ -102,12 +103,20 @@ void check_out_dir(const std::string& out, OutMode mode) {
   if (mode == OutMode::kResume && !exists) {
     throw InvalidArgument(fmt::format("--resume {}: not a directory", out));
   }
+  const auto run = exists ? read_run_json(out) : std::nullopt;
   if (mode == OutMode::kNew && non_empty_dir(out)) {
     throw InvalidArgument(
-        fmt::format("--out {} exists; pass --overwrite to replace it once the new run succeeds, or "
-                    "--resume to continue it",
-                    out));
+        fmt::format("--out {} exists; pass --overwrite to replace it once the new run succeeds, "
+                    "or --resume to continue it{}",
+                    out, run ? fmt::format(" (its run.json: {})", run_status(*run)) : ""));
   }
+  if (run && mode != OutMode::kNew && run_still_running_here(*run)) {
+    throw InvalidArgument(fmt::format(
+        "{} {}: its run is still running (process {} on this host); wait for it or stop it first",
+        mode == OutMode::kResume ? "--resume" : "--out", out, (*run)["process"]["pid"].dump()));
+  }
+  if (run && mode == OutMode::kResume && run_status(*run).rfind("stale", 0) == 0)
+    fmt::print(stderr, "compopt: {}: the run was {}; resuming it\n", out, run_status(*run));
 }
 
 RunDirectory::RunDirectory(std::string_view command, const std::string& out, OutMode mode, Env& env)
@@ -147,6 +156,7 @@ void RunDirectory::write_status(const std::string& status, const std::string& er
       {"version", compopt_version()},
       {"git_commit", compopt_git_commit()},
       {"started_utc", started_utc_},
+      {"process", this_process_record()},
       {"machine", {{"hostname", host}, {"hardware_threads", std::thread::hardware_concurrency()}}},
   };
   if (!error.empty()) run["error"] = error;

@@ -13,6 +13,12 @@ namespace {
 
 constexpr int kTag = 1;
 constexpr size_t kPiece = size_t{1} << 30;
+// The channel of a goodbye envelope (no payload): the sender's transport is gone, so a rank
+// waiting for a message from it fails at once, as over TCP, instead of after op_timeout_s
+// (ranks that called collectives of different sizes: one fails, the other waits).
+constexpr uint64_t kGoodbyeChannel = ~uint64_t{0};
+// How long a closing rank lets its goodbyes leave before freeing the communicator.
+constexpr double kGoodbyeWaitS = 1.0;
 
 void check(int code, const char* what) {
   if (code != MPI_SUCCESS) {
@@ -54,12 +60,33 @@ MpiTransport::MpiTransport(MPI_Comm comm, MpiOptions options) : options_(options
                     ? static_cast<int>(r) / options_.gpus_per_node
                     : dense.emplace(leaders[r], static_cast<int>(dense.size())).first->second;
   }
+  goodbye_.assign(static_cast<size_t>(size_), false);
   MPI_Barrier(comm_);
   start_ = MPI_Wtime();
 }
 
 MpiTransport::~MpiTransport() {
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (comm_ == MPI_COMM_NULL) return;
+  say_goodbye();
+  MPI_Comm_free(&comm_);
+}
+
+void MpiTransport::say_goodbye() {
+  static const Envelope kGoodbye{kGoodbyeChannel, 0};  // outlives a send left to MPI
+  std::vector<MPI_Request> requests;
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    requests.emplace_back();
+    MPI_Isend(&kGoodbye, sizeof(Envelope), MPI_BYTE, peer, kTag, comm_, &requests.back());
+  }
+  const double until = MPI_Wtime() + kGoodbyeWaitS;
+  for (MPI_Request& request : requests) {
+    int done = 0;
+    while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
+           MPI_Wtime() < until)
+      std::this_thread::yield();
+    if (!done) MPI_Request_free(&request);
+  }
 }
 
 int MpiTransport::node_of(int world_rank) const {
@@ -142,6 +169,11 @@ bool MpiTransport::drain() {
     check(MPI_Recv(&envelope, sizeof(Envelope), MPI_BYTE, status.MPI_SOURCE, kTag, comm_,
                    MPI_STATUS_IGNORE),
           "MPI_Recv");
+    if (envelope.channel == kGoodbyeChannel) {
+      goodbye_[static_cast<size_t>(status.MPI_SOURCE)] = true;
+      any = true;
+      continue;
+    }
     std::vector<std::byte> payload(envelope.length);
     receive_payload(status.MPI_SOURCE, payload, deadline());
     inbox_[{status.MPI_SOURCE, envelope.channel}].push_back(std::move(payload));
@@ -153,6 +185,12 @@ void MpiTransport::take(int src, Channel channel, std::span<std::byte> data) {
   auto& queue = inbox_[{src, channel}];
   const double until = deadline();
   while (queue.empty()) {
+    if (goodbye_[static_cast<size_t>(src)]) {
+      throw CommError(
+          fmt::format("mpi rank {}: waiting for a message from rank {}, which already returned "
+                      "(mismatched collectives?)",
+                      rank_, src));
+    }
     if (MPI_Wtime() > until) {
       throw CommError(fmt::format("mpi rank {}: no message from rank {} after {} s (channel {:#x})",
                                   rank_, src, options_.op_timeout_s, channel));

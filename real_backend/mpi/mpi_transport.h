@@ -34,6 +34,9 @@ struct MpiOptions {
   // Liveness (run_mpi, mpi_liveness.h): a heartbeat partner silent this long ends the job
   // (COMPOPT_MPI_SILENCE_S; 0 turns liveness off). Heartbeats every min(0.5 s, budget / 4).
   double silence_timeout_s = 4.0;
+  // Start-up (run_mpi: MPI_Init_thread to the liveness thread running) taking longer ends the
+  // rank with exit code 1 (COMPOPT_MPI_STARTUP_S; mpi_startup.h).
+  double startup_timeout_s = 60.0;
   int gpus_per_node = 0;  // > 0: node = rank / gpus_per_node; 0: ranks sharing memory share a node
   // Ring collectives send blocks in pieces of this size, one piece ahead (Transport::
   // pipeline_bytes); 0 sends whole blocks. Must be equal on every rank.
@@ -77,6 +80,8 @@ class MpiTransport final : public Transport {
   void receive_payload(int src, std::span<std::byte> into, double deadline);
   void take(int src, Channel channel, std::span<std::byte> data);
   void check_peer(int rank, const char* what) const;
+  // Tells every peer this rank will send nothing more (the destructor).
+  void say_goodbye();
   double deadline() const { return MPI_Wtime() + options_.op_timeout_s; }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -86,6 +91,7 @@ class MpiTransport final : public Transport {
   double start_ = 0;
   std::vector<int> nodes_;
   std::map<std::pair<int, Channel>, std::deque<std::vector<std::byte>>> inbox_;
+  std::vector<bool> goodbye_;  // the peer said it sends nothing more
 };
 
 }  // namespace compopt::mpi

@@ -12,6 +12,7 @@
 #include "core/util/env.h"
 #include "core/util/error.h"
 #include "real_backend/mpi/mpi_liveness.h"
+#include "real_backend/mpi/mpi_startup.h"
 
 namespace compopt::mpi {
 namespace {
@@ -38,6 +39,9 @@ MpiOptions mpi_options_from_env(MpiOptions o) {
   if (const char* v = env_value("COMPOPT_MPI_SILENCE_S"))
     o.silence_timeout_s =
         static_cast<double>(parse_env_integer("COMPOPT_MPI_SILENCE_S", v, 0, 3600));
+  if (const char* v = env_value("COMPOPT_MPI_STARTUP_S"))
+    o.startup_timeout_s =
+        static_cast<double>(parse_env_integer("COMPOPT_MPI_STARTUP_S", v, 1, 86400));
   // COMPOPT_RANKS_PER_NODE: the older name, still accepted (the new one wins).
   for (const char* name : {"COMPOPT_RANKS_PER_NODE", "COMPOPT_GPUS_PER_NODE"})
     if (const char* v = env_value(name))
@@ -73,10 +77,13 @@ std::unique_ptr<MpiLiveness> start_liveness(const MpiOptions& options, int rank)
 
 void run_mpi(const std::function<void(Communicator&)>& fn, MpiOptions options,
              bool abort_on_error) {
+  const auto [env_rank, env_size] = launcher_rank_and_size();
+  StartupWatchdog watchdog(options.startup_timeout_s, env_rank, env_size);
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
     check_real_mpi();
+    watchdog.phase("MPI_Init_thread, which waits for every rank");
     int provided = 0;
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
       throw CommError("mpi: MPI_Init_thread failed");
@@ -85,8 +92,15 @@ void run_mpi(const std::function<void(Communicator&)>& fn, MpiOptions options,
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   try {
+    if (options.silence_timeout_s > 0) {
+      watchdog.phase("the start-up roll call");
+      roll_call(MPI_COMM_WORLD, options.silence_timeout_s);
+    }
+    watchdog.phase("starting the liveness thread (MPI_Comm_dup)");
     const auto liveness = start_liveness(options, rank);
+    watchdog.phase("setting up the transport (MPI_Comm_dup, MPI_Comm_split_type)");
     MpiTransport transport(MPI_COMM_WORLD, options);
+    watchdog.done();
     Communicator comm(transport);
     fn(comm);
   } catch (const std::exception& e) {

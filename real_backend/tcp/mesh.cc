@@ -50,7 +50,7 @@ asio::awaitable<void> serve_peer(tcp::socket socket, std::shared_ptr<MeshState> 
     if (refusal.empty() && state->links[static_cast<size_t>(rank)])
       refusal = fmt::format("rank {} already connected", rank);
     if (!refusal.empty()) {
-      log_refused(o, fmt::format("mesh connection from {}", who), refusal);
+      log_refused(o, "mesh connection", who, refusal);
       const Fields reject{{"reason", refusal}};
       co_await write_control(socket, FrameKind::kReject, reject);
       co_return;
@@ -61,7 +61,7 @@ asio::awaitable<void> serve_peer(tcp::socket socket, std::shared_ptr<MeshState> 
     state->links[static_cast<size_t>(rank)] = std::make_unique<tcp::socket>(std::move(socket));
     ++state->connected;
   } catch (const std::exception& e) {
-    log_refused(o, fmt::format("mesh connection from {}", who), e.what());
+    log_refused(o, "mesh connection", who, e.what());
   }
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/util/error.h"
+#include "real_backend/tcp/refusal_log.h"
 
 namespace compopt::tcp {
 
@@ -109,7 +110,7 @@ asio::awaitable<void> serve_registration(tcp::socket socket,
         refusal = name_refusal(field(frame.fields, "host"), field(frame.fields, "node"));
     }
     if (!refusal.empty()) {
-      log_refused(options, fmt::format("rendezvous connection from {}", who), refusal);
+      log_refused(options, "rendezvous connection", who, refusal);
       const Fields reject{{"reason", refusal}};
       co_await write_control(socket, FrameKind::kReject, reject);
       co_return;
@@ -127,8 +128,7 @@ asio::awaitable<void> serve_registration(tcp::socket socket,
         asio::co_spawn(state->sockets[1]->get_executor(), send_table(state, r), asio::detached);
     }
   } catch (const std::exception& e) {
-    if (refusal.empty())
-      log_refused(options, fmt::format("rendezvous connection from {}", who), e.what());
+    if (refusal.empty()) log_refused(options, "rendezvous connection", who, e.what());
   }
 }
 
@@ -195,9 +195,9 @@ asio::awaitable<void> register_with_master(std::shared_ptr<Rendezvous::State> st
 
 }  // namespace
 
-void log_refused(const TcpOptions& options, const std::string& where, const std::string& why) {
-  if (!options.quiet)
-    fmt::print(stderr, "compopt tcp rank {}: refused {}: {}\n", options.rank, where, why);
+void log_refused(const TcpOptions& options, const std::string& what, const std::string& from,
+                 const std::string& why) {
+  if (!options.quiet) refusal_log().refused(options.rank, what, from, why);
 }
 
 Rendezvous::Rendezvous(const TcpOptions& options)

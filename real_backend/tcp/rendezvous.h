@@ -50,6 +50,8 @@ class Rendezvous {
   std::shared_ptr<State> state_;
 };
 
-void log_refused(const TcpOptions& options, const std::string& where, const std::string& why);
+// Logs a refused connection through refusal_log() (collapsed repeats) unless options.quiet.
+void log_refused(const TcpOptions& options, const std::string& what, const std::string& from,
+                 const std::string& why);
 
 }  // namespace compopt::tcp

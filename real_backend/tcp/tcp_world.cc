@@ -14,6 +14,7 @@
 
 #include "core/compress/parallel_for.h"
 #include "real_backend/tcp/mesh.h"
+#include "real_backend/tcp/refusal_log.h"
 #include "real_backend/tcp/rendezvous.h"
 
 namespace compopt::tcp {
@@ -38,12 +39,15 @@ std::vector<int> node_ids(const TcpOptions& o, const std::vector<RankAddress>& t
   return nodes;
 }
 
+rlim_t files_open_now() {
+  return static_cast<rlim_t>(std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
+                                           std::filesystem::directory_iterator{}));
+}
+
 // The full mesh holds one socket per peer on top of the files open now: raise the soft
 // open-file limit toward the hard one when the world needs more (often 1024 by default).
 void ensure_file_limit(const TcpOptions& o) {
-  const auto open_now = static_cast<rlim_t>(std::distance(
-      std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{}));
-  const auto needed = open_now + static_cast<rlim_t>(o.world_size) + 64;
+  const auto needed = files_open_now() + static_cast<rlim_t>(o.world_size) + 64;
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
   const rlimit raised{std::min(needed, limit.rlim_max), limit.rlim_max};
@@ -56,6 +60,25 @@ void ensure_file_limit(const TcpOptions& o) {
 }
 
 }  // namespace
+
+rlim_t in_process_files_needed(int ranks, rlim_t open_now) {
+  const auto n = static_cast<rlim_t>(ranks);
+  return open_now + n * (n - 1) + kFilesPerInProcessRank * n + 64;
+}
+
+void ensure_in_process_file_limit(int ranks) {
+  const rlim_t needed = in_process_files_needed(ranks, files_open_now());
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
+  const rlimit raised{std::min(needed, limit.rlim_max), limit.rlim_max};
+  if (raised.rlim_cur >= needed && ::setrlimit(RLIMIT_NOFILE, &raised) == 0) return;
+  throw InvalidArgument(fmt::format(
+      "{} in-process TCP ranks need about {} open files (both ends of {} connections in this "
+      "process, plus listeners and event descriptors), the limit is {} (hard {}): use fewer "
+      "ranks, one process per rank (compopt launch -n {}), or raise the hard limit (ulimit -Hn)",
+      ranks, needed, static_cast<rlim_t>(ranks) * static_cast<rlim_t>(ranks - 1) / 2,
+      limit.rlim_cur, limit.rlim_max, ranks));
+}
 
 std::unique_ptr<TcpTransport> connect_tcp(TcpOptions o,
                                           const std::function<void(uint16_t)>& on_master_port) {
@@ -85,6 +108,10 @@ std::unique_ptr<TcpTransport> connect_tcp(TcpOptions o,
     throw CommError(
         fmt::format("rank {}: cannot listen on {}: {}", o.rank, o.listen_addr, ec.message()));
 
+  struct FlushRefusals {
+    int rank;
+    ~FlushRefusals() { refusal_log().flush(rank); }
+  } flush_refusals{o.rank};  // the summaries of this setup's refusals, however it ends
   Rendezvous rendezvous(o);
   if (o.rank == 0 && on_master_port) on_master_port(rendezvous.port());
   const auto table =
@@ -178,6 +205,7 @@ void run_tcp_threads(int ranks, int gpus_per_node, const std::function<void(Comm
     throw InvalidArgument(
         fmt::format("tcp threads: gpus_per_node {}, expected >= 0", gpus_per_node));
   }
+  ensure_in_process_file_limit(ranks);
   if (base.token.empty()) base.token = random_job_token();
   base.world_size = ranks;
   base.gpus_per_node = gpus_per_node;
@@ -190,20 +218,31 @@ void run_tcp_threads(int ranks, int gpus_per_node, const std::function<void(Comm
   std::vector<Failure> failures(static_cast<size_t>(ranks));
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) {
-    threads.emplace_back([&, r] {
-      Failure& failure = failures[static_cast<size_t>(r)];
-      try {
-        run_thread_rank(r, base, master, fn);
-      } catch (const PeerFailed&) {
-        failure = {std::current_exception(), sequence++, true};
-      } catch (...) {
-        failure = {std::current_exception(), sequence++, false};
-        if (r == 0) master.fail(std::current_exception());
-      }
-    });
+  const auto rank_body = [&](int r) {
+    Failure& failure = failures[static_cast<size_t>(r)];
+    try {
+      run_thread_rank(r, base, master, fn);
+    } catch (const PeerFailed&) {
+      failure = {std::current_exception(), sequence++, true};
+    } catch (...) {
+      failure = {std::current_exception(), sequence++, false};
+      if (r == 0) master.fail(std::current_exception());
+    }
+  };
+  std::exception_ptr start_failure;
+  for (int r = 0; r < ranks && !start_failure; ++r) {
+    try {
+      threads.emplace_back(rank_body, r);
+    } catch (const std::exception& e) {  // std::system_error: out of threads or memory
+      start_failure = std::make_exception_ptr(CommError(
+          fmt::format("tcp threads: could not start the thread of rank {} of {}: {} (use fewer "
+                      "ranks); the started ranks fail their rendezvous",
+                      r, ranks, e.what())));
+      if (r == 0) master.fail(start_failure);
+    }
   }
   for (auto& t : threads) t.join();
+  if (start_failure) std::rethrow_exception(start_failure);
   rethrow_root_failure(failures);
 }
 

@@ -12,6 +12,8 @@
 // then rethrows. run_tcp_threads rethrows the root cause: the first error that
 // is not a consequence of another rank's failure.
 
+#include <sys/resource.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,7 +32,22 @@ std::unique_ptr<TcpTransport> connect_tcp(TcpOptions options,
 
 void run_tcp_rank(const TcpOptions& options, const std::function<void(Communicator&)>& fn);
 
+// Descriptors one in-process rank holds besides its mesh sockets, at most: its data listener,
+// its rendezvous socket, rank 0's rendezvous listener and registered sockets (counted per
+// rank), and the epoll, eventfd and timerfd of its three io_contexts.
+constexpr rlim_t kFilesPerInProcessRank = 16;
+
+// Open files `ranks` threads of one process hold once their mesh is up, with `open_now`
+// files open before: both ends of every one of the ranks (ranks - 1) / 2 connections, plus
+// kFilesPerInProcessRank per rank and 64 to spare.
+rlim_t in_process_files_needed(int ranks, rlim_t open_now);
+
+// Raises the soft RLIMIT_NOFILE to in_process_files_needed when the hard limit allows;
+// otherwise throws InvalidArgument naming the need and both limits (before any rank starts).
+void ensure_in_process_file_limit(int ranks);
+
 // `base` supplies timeouts etc.; rank, world size, port and (if empty) token are set here.
+// Calls ensure_in_process_file_limit(ranks) first.
 void run_tcp_threads(int ranks, int gpus_per_node, const std::function<void(Communicator&)>& fn,
                      TcpOptions base = {});
 

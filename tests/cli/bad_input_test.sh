@@ -59,6 +59,10 @@ expect "collectives elements 0" "--elements 0" "${C[@]}" --elements 0
 expect "collectives elements huge" "--elements 1000000000000" "${C[@]}" --elements 1000000000000
 expect "collectives elements x ranks" "--elements 268435456 x --ranks 8" "${C[@]}" --elements 268435456
 expect "collectives steps 0" "--steps 0" "${C[@]}" --steps 0
+expect "collectives messages" "--ranks 4096 x --steps 5: about 8.39e+08 messages" "${C[@]}" \
+  --ranks 4096 --elements 16
+expect "collectives messages x steps" "--ranks 512 x --steps 5: about 1.31e+07 messages" \
+  "${C[@]}" --ranks 512 --elements 16
 expect "collectives unknown flag" "--bogus" "${C[@]}" --bogus 1
 expect "collectives out is a file" "--out $RES/afile" collectives --elements 8 --steps 1 --out "$RES/afile"
 # Unsigned flags: a negative value named as written, not wrapped to 2^64 - 1.

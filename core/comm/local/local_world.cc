@@ -23,12 +23,15 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 // Shared state of one run: a mailbox per destination rank, guarded by one mutex
-// (the local backend favours simplicity; messages are copied once in, once out).
+// (the local backend favours simplicity; messages are copied once in, once out). Each rank
+// waits on its own condition variable, so a message wakes its receiver only, not all ranks
+// (with thousands of ranks, waking all of them for every message made runs quadratic).
 class LocalWorld::Impl {
  public:
   explicit Impl(const LocalWorldOptions& options)
       : options_(options),
         finished_(static_cast<size_t>(options.ranks), false),
+        wakeups_(static_cast<size_t>(options.ranks)),
         mailboxes_(static_cast<size_t>(options.ranks)),
         start_(Clock::now()) {}
 
@@ -39,14 +42,14 @@ class LocalWorld::Impl {
   void post(int src, int dst, Channel channel, std::span<const std::byte> data) {
     std::lock_guard lock(mutex_);
     mailboxes_[static_cast<size_t>(dst)][{src, channel}].emplace_back(data.begin(), data.end());
-    wakeup_.notify_all();
+    wakeups_[static_cast<size_t>(dst)].notify_all();
   }
 
   void take(int me, int src, Channel channel, std::span<std::byte> data) {
     std::unique_lock lock(mutex_);
     auto& queue = mailboxes_[static_cast<size_t>(me)][{src, channel}];
     const auto deadline = Clock::now() + std::chrono::duration<double>(options_.recv_timeout_s);
-    const bool ready = wakeup_.wait_until(lock, deadline, [&] {
+    const bool ready = wakeups_[static_cast<size_t>(me)].wait_until(lock, deadline, [&] {
       return !queue.empty() || failed_rank_ >= 0 || finished_[static_cast<size_t>(src)];
     });
     if (!queue.empty()) {
@@ -77,7 +80,7 @@ class LocalWorld::Impl {
   void mark_finished(int rank) {
     std::lock_guard lock(mutex_);
     finished_[static_cast<size_t>(rank)] = true;
-    wakeup_.notify_all();
+    wake_all();
   }
 
   // Records the first failure; later ones are consequences of it.
@@ -87,17 +90,21 @@ class LocalWorld::Impl {
       failed_rank_ = rank;
       failure_ = what;
     }
-    wakeup_.notify_all();
+    wake_all();
   }
 
   int failed_rank() const { return failed_rank_; }
   double now() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
  private:
+  void wake_all() {
+    for (auto& wakeup : wakeups_) wakeup.notify_all();
+  }
+
   LocalWorldOptions options_;
   std::mutex mutex_;
-  std::condition_variable wakeup_;
   std::vector<bool> finished_;
+  std::vector<std::condition_variable> wakeups_;  // one per receiving rank
   int failed_rank_ = -1;
   std::string failure_;
   std::vector<std::map<std::pair<int, Channel>, std::deque<std::vector<std::byte>>>> mailboxes_;
@@ -163,23 +170,34 @@ void LocalWorld::run(const std::function<void(Communicator&)>& fn) {
   std::vector<std::exception_ptr> errors(n);
   std::vector<std::thread> threads;
   threads.reserve(n);
-  for (int r = 0; r < options_.ranks; ++r) {
-    threads.emplace_back([this, r, &fn, &errors] {
-      try {
-        LocalTransport transport(*impl_, r, options_.ranks, options_.pipeline_bytes);
-        Communicator comm(transport);
-        fn(comm);
-        impl_->mark_finished(r);
-      } catch (const std::exception& e) {
-        errors[static_cast<size_t>(r)] = std::current_exception();
-        impl_->mark_failed(r, e.what());
-      } catch (...) {
-        errors[static_cast<size_t>(r)] = std::current_exception();
-        impl_->mark_failed(r, "unknown exception");
-      }
-    });
+  const auto rank_body = [this, &fn, &errors](int r) {
+    try {
+      LocalTransport transport(*impl_, r, options_.ranks, options_.pipeline_bytes);
+      Communicator comm(transport);
+      fn(comm);
+      impl_->mark_finished(r);
+    } catch (const std::exception& e) {
+      errors[static_cast<size_t>(r)] = std::current_exception();
+      impl_->mark_failed(r, e.what());
+    } catch (...) {
+      errors[static_cast<size_t>(r)] = std::current_exception();
+      impl_->mark_failed(r, "unknown exception");
+    }
+  };
+  std::exception_ptr start_failure;
+  for (int r = 0; r < options_.ranks && !start_failure; ++r) {
+    try {
+      threads.emplace_back(rank_body, r);
+    } catch (const std::exception& e) {  // std::system_error: out of threads or memory
+      start_failure = std::make_exception_ptr(CommError(fmt::format(
+          "local world: could not start the thread of rank {} of {}: {} (out of threads, or of "
+          "memory for their stacks; use fewer ranks)",
+          r, options_.ranks, e.what())));
+      impl_->mark_failed(r, "its thread did not start");
+    }
   }
   for (auto& t : threads) t.join();
+  if (start_failure) std::rethrow_exception(start_failure);
   if (impl_->failed_rank() >= 0)
     std::rethrow_exception(errors[static_cast<size_t>(impl_->failed_rank())]);
 }

@@ -167,6 +167,28 @@ TEST(MpiTransportTest, SizeMismatchIsACommErrorAndLargeMessagesArrive) {
   comm.barrier();
 }
 
+// A rank that returns (its transport destroyed: a rank whose collective raised on a size
+// mismatch, then left) tells its peers: a rank waiting for a message from it fails at once,
+// naming it, instead of after the 60 s operation timeout.
+TEST(MpiTransportTest, WaitingForAPeerThatReturnedFailsAtOnce) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size == 1) GTEST_SKIP() << "needs a peer";
+  auto transport =
+      std::make_unique<mpi::MpiTransport>(MPI_COMM_WORLD, mpi::MpiOptions{.op_timeout_s = 60});
+  if (rank != 0) {
+    const double start = MPI_Wtime();
+    std::vector<std::byte> into(4);
+    EXPECT_THAT([&] { transport->recv(0, 7, into); },
+                ::testing::ThrowsMessage<CommError>(
+                    HasSubstr("waiting for a message from rank 0, which already returned")));
+    EXPECT_LT(MPI_Wtime() - start, 10.0);
+  }
+  transport.reset();
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 // Liveness is not an operation timeout: with a 0.3 s budget, a rank busy for 1.5 s (its
 // peers waiting in a barrier meanwhile) is not failed, since heartbeats come from the
 // liveness thread. A false failure would MPI_Abort the whole test.
