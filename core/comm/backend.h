@@ -52,6 +52,10 @@ class Backend {
   virtual std::string available() const = 0;
   // Throws InvalidArgument for options the backend cannot honour (before starting any rank).
   virtual void run(const WorldOptions& options, const WorldFn& fn) const = 0;
+  // Throws InvalidArgument when this host cannot hold the ranks `options` asks for (e.g. the
+  // open files of options.ranks in-process TCP ranks); commands call it before any work and
+  // before their run directory exists. It may raise a soft limit toward the hard one.
+  virtual void check_host(const WorldOptions& options) const { (void)options; }
 };
 
 // What a backend can do, for the commands that choose one.

@@ -4,6 +4,7 @@
 
 #include "core/util/error.h"
 #include "experiments/scenario/host_memory.h"
+#include "real_backend/backend_registry.h"
 
 namespace compopt::cli {
 
@@ -21,6 +22,11 @@ void check_train_limits(const TrainConfig& c, const MemoryBudget& budget) {
   // A launched process holds one rank; in-process backends hold them all.
   check_train_memory(c.launched ? 1 : c.ranks, c.task->layout().total(),
                      name != c.values.end() ? name->second : "adam", budget);
+  // What the backend needs of the host for in-process ranks (a TCP mesh: open files).
+  if (!c.launched && !c.simulated) {
+    backend_registry().get(c.backend).backend->check_host(
+        {.ranks = c.ranks, .gpus_per_node = c.gpus_per_node});
+  }
 }
 
 }  // namespace compopt::cli

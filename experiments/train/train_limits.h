@@ -2,8 +2,9 @@
 // Limits of `compopt train` checked once its configuration is resolved and before the
 // optimizer is built: the run length (run.steps, or run.epochs x steps per epoch, and
 // run.eval_every) and the estimated peak memory of the ranks this process holds (all of them;
-// one on a launched rank) (host_memory.h) against the machine's MemoryBudget. Throws
-// InvalidArgument naming the key (exit code 2).
+// one on a launched rank) (host_memory.h) against the machine's MemoryBudget, and what the
+// backend needs of the host for in-process ranks (Backend::check_host: a TCP mesh's open
+// files). Throws InvalidArgument naming the key or the limit (exit code 2).
 
 #include <cstdint>
 

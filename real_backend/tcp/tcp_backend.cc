@@ -12,6 +12,10 @@ class TcpBackend : public Backend {
  public:
   std::string available() const override { return ""; }
 
+  void check_host(const WorldOptions& options) const override {
+    if (options.ranks > 0) ensure_in_process_file_limit(options.ranks);
+  }
+
   void run(const WorldOptions& options, const WorldFn& fn) const override {
     const TcpOptions tcp = tcp_options_for(options);
     if (options.ranks > 0) {

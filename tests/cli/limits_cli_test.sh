@@ -61,6 +61,7 @@ if expect_exit 2 -- bash -c 'ulimit -n 1000 && exec "$0" "$@"' "$BIN" train "$WO
     --set run.backend=tcp --set run.ranks=40 --quiet --out "$WORK/tcp40"; then
   expect_contains "tcp 40 ranks" "40 in-process TCP ranks need about" "$OUTPUT"
   expect_contains "tcp 40 ranks" "the limit is 1000 (hard 1000)" "$OUTPUT"
+  [ ! -e "$WORK/tcp40" ] || fail "tcp 40 ranks: refused, but left a run directory"
 fi
 # 8 ranks under a soft limit of 64 (hard unchanged): raised, and the run completes.
 if expect_exit 0 -- bash -c 'ulimit -Sn 64 && exec "$0" "$@"' "$BIN" train "$WORK/cfg.toml" \
