@@ -75,11 +75,14 @@ std::optional<Columns> table_header(const std::vector<std::string>& w) {
 }
 
 struct Reader {
+  explicit Reader(const std::string& file) : source(file) { log.source = file; }
+
   const std::string& source;
   NcclTestsLog log;
   std::optional<Columns> columns;
   std::map<std::string, int> versions;  // version -> first line
   std::vector<int> run_lines;           // lines of "nThread ..." run headers
+  std::vector<int> run_starts;          // lines of "Collective test starting" (one per table)
   std::set<int> ranks_seen;
   std::vector<int> rank0_lines;
   std::set<std::string> hosts;
@@ -188,9 +191,10 @@ void Reader::read(std::string_view raw, int line) {
     for (const std::string& word : w)
       if (word.starts_with("nccl-library=") && is_whole_number(word.substr(13)))
         versions.emplace(nccl_version_of_code(std::stol(word.substr(13))), line);
-  } else if (w[0] == "Collective" && w.size() >= 4 && w[1] == "test") {
-    const std::string program = w[3].substr(0, w[3].find("_perf"));
-    log.collective = program;
+  } else if (w[0] == "Collective" && w.size() >= 4 && w[1] == "test" && w[2] == "starting:") {
+    run_starts.push_back(line);
+    for (const std::string& name : nccl_tests_collectives())
+      if (w[3].starts_with(name)) log.collective = name;
   } else if (w[0] == "nThread") {
     run_lines.push_back(line);
   } else if (w[0] == "Rank") {
@@ -220,10 +224,13 @@ void Reader::finish() {
         source));
   if (log.rows.empty())
     throw InvalidArgument(fmt::format("{}: the results table has no complete row", source));
-  if (run_lines.size() > 1)
-    throw InvalidArgument(
-        fmt::format("{}: holds {} nccl-tests runs (lines {} and {}), expected one run per file",
-                    source, run_lines.size(), run_lines[0], run_lines[1]));
+  const std::vector<int>& runs = run_lines.size() > 1 ? run_lines : run_starts;
+  if (runs.size() > 1)
+    throw InvalidArgument(fmt::format(
+        "{}: holds {} nccl-tests runs (lines {} and {}), expected one run per file (compopt "
+        "comm-bench prints one table per --variants entry: run it with --variants "
+        "allreduce-fp32)",
+        source, runs.size(), runs[0], runs[1]));
   if (versions.size() > 1) {
     const auto a = versions.begin(), b = std::next(a);
     throw InvalidArgument(
@@ -262,8 +269,7 @@ std::string nccl_version_of_code(long code) {
 }
 
 NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& source) {
-  Reader reader{source, {}, {}, {}, {}, {}, {}, {}, 0, false};
-  reader.log.source = source;
+  Reader reader(source);
   int line = 0;
   size_t start = 0;
   while (start <= text.size()) {

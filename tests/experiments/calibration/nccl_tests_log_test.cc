@@ -121,6 +121,24 @@ TEST(NcclTestsLog, ReadsPerIterationColumnsByName) {
   EXPECT_DOUBLE_EQ(log.rows[0].busbw, 26.21);
 }
 
+// compopt comm-bench's nccl-tests-style table: the collective followed by its own words, the
+// avg redop, #wrong N/A; two tables (two --variants) in one file are refused.
+TEST(NcclTestsLog, ReadsCommBenchTablesOneAtATime) {
+  const std::string table =
+      R"(# Collective test starting: all_reduce, compopt comm-bench variant allreduce-fp32
+# compopt sim: 4 ranks, 1 warmup iters, 5 iters per size
+#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong
+     1048576        262144     float     avg      -1   1000.0    1.05    1.57     N/A   1000.0    1.05    1.57     N/A
+# Avg bus bandwidth    : 1.57
+)";
+  const NcclTestsLog log = parse_nccl_tests_log(table, "bench.txt");
+  EXPECT_EQ(log.collective, "all_reduce");
+  ASSERT_EQ(log.rows.size(), 1u);
+  EXPECT_EQ(log.rows[0].redop, "avg");
+  EXPECT_THAT(invalid_argument_message([&] { parse_nccl_tests_log(table + table, "two.txt"); }),
+              HasSubstr("holds 2 nccl-tests runs (lines 1 and 6)"));
+}
+
 TEST(NcclTestsLog, StatesACutLogAndLeavesTheCutRowOut) {
   const char* text = R"(./sendrecv_perf -b 8 -e 64
 #       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong

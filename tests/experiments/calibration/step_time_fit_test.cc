@@ -43,8 +43,9 @@ TEST(StepTimeFit, StopsAtItsBoundsAndRefusesBadFigures) {
   const StepTimeFit fast = fit_step_time(c, {"bert-large-seq128", 16, 16, 1e-6});
   EXPECT_EQ(fast.max_utilization, 1);
   EXPECT_THAT(fast.status, HasSubstr("at its bound 1"));
-  EXPECT_THAT(testing_support::invalid_argument_message(
-                  [&] { fit_step_time(c, {"bert-large-seq128", 16, 0, 0.5}); }),
+  EXPECT_THAT(testing_support::invalid_argument_message([&] {
+                fit_step_time(c, {"bert-large-seq128", 16, 0, 0.5});
+              }),
               HasSubstr("--batch 0"));
 }
 
