@@ -186,7 +186,15 @@ std::vector<MeasurementFile> read_inputs(const Options& o, const net::ClusterSpe
   if ((o.step_time_s > 0) != (o.gpus > 0) || (o.gpus > 0) != (o.batch > 0))
     throw InvalidArgument(
         "--step-time, --gpus and --batch: give all three (one measured baseline step) or none");
-  if (o.step_time_s > 0) net::workload_preset(o.workload);  // refuses an unknown name now
+  try {
+    net::workload_preset(o.workload);  // refuses an unknown name before any work
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("--workload: {}", e.what()));
+  }
+  if (o.step_time_s > 0) {
+    if (o.batch < 1) throw InvalidArgument(fmt::format("--batch {}: expected >= 1", o.batch));
+    net::with_gpus(base, o.gpus);  // refuses GPUs that do not fill whole nodes
+  }
   return files;
 }
 

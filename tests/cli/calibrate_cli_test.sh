@@ -92,6 +92,7 @@ bad "No such file" "$WORK/missing.log" --cluster dgx-h100
 bad "--cluster 'nowhere'" "$TREE" --cluster nowhere
 bad "no allreduce row among the inputs" "$WORK/all_gather_2x4.log@2x4" --cluster dgx-h100 --out "$WORK/x1"
 bad "give all three" "$TREE" --cluster "$LOGS/h100_2x1_roce.toml" --step-time 0.5
+bad "--workload: unknown workload preset 'nope'" "$TREE" --cluster "$LOGS/h100_2x1_roce.toml" --workload nope
 sed 's/  0    93.35/  7    93.35/' "$TREE" > "$WORK/wrong_all_reduce.log"
 bad "#wrong = 7 at size 2097152" "$WORK/wrong_all_reduce.log" --cluster "$LOGS/h100_2x1_roce.toml"
 { echo "NCCL version 2.18.1+cuda12.1"; cat "$TREE"; } > "$WORK/v1_all_reduce.log"

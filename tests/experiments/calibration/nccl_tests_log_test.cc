@@ -139,6 +139,22 @@ TEST(NcclTestsLog, ReadsCommBenchTablesOneAtATime) {
               HasSubstr("holds 2 nccl-tests runs (lines 1 and 6)"));
 }
 
+// -o all / -d all: one row per reduction and type at each size; every row is read.
+TEST(NcclTestsLog, ReadsEveryOpAndTypeRow) {
+  const char* text = R"(# Collective test starting: all_reduce_perf
+#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong
+        1024           256     float     sum      -1    20.00    0.05    0.09       0    20.00    0.05    0.09       0
+        1024           256     float    prod      -1    21.00    0.05    0.09       0    21.00    0.05    0.09       0
+        1024           512      half     max      -1    22.00    0.05    0.08       0    22.00    0.05    0.08       0
+# Avg bus bandwidth    : 0.09
+)";
+  const NcclTestsLog log = parse_nccl_tests_log(text, "x.log");
+  ASSERT_EQ(log.rows.size(), 3u);
+  EXPECT_EQ(log.rows[1].redop, "prod");
+  EXPECT_EQ(log.rows[2].type, "half");
+  EXPECT_DOUBLE_EQ(log.rows[2].time_us, 22.0);
+}
+
 TEST(NcclTestsLog, StatesACutLogAndLeavesTheCutRowOut) {
   const char* text = R"(./sendrecv_perf -b 8 -e 64
 #       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong
