@@ -278,7 +278,7 @@ ClusterFit fit_cluster(const ClusterSpec& base, const std::vector<Measurement>& 
       v.median_error_pct = median_error(fit.cluster, mine);
       const bool at_bound = v.value <= p.low * 1.0001 || v.value >= p.high * 0.9999;
       v.status = at_bound ? fmt::format(
-                                "fitted, at its bound {:g}: the rows ask for more "
+                                "fitted, at its bound {:g}: the rows ask for a value beyond it "
                                 "(check the base cluster's nominal figures)",
                                 v.value)
                           : "fitted";
