@@ -78,6 +78,29 @@ if expect_exit 0 -- "$BIN" comm-bench --backend sim --ranks 2 --sizes 1,64 \
     --out "$WORK/cbc" && expect_contains "comm-bench rows" "comm-bench CSV" "$OUTPUT"
 fi
 
+# validate calibrate-workflow: public cases (each once: those of a thread with two rows or more
+# at one GPUs-per-node), each in a calibrate or held-back part; Table 1 gives every fitted
+# efficiency back.
+if expect_exit 0 -- "$BIN" validate calibrate-workflow --out "$WORK/cw"; then
+  grep -qE '^held-back rows: [0-9]+; median \|error\| uncalibrated .*, calibrated ' <<<"$OUTPUT" ||
+    fail "calibrate-workflow: no summary line: $OUTPUT"
+  awk '$2 ~ /_efficiency$/ && $5 > 0 { if ($3 != $4) bad = 1 } END { exit bad }' <<<"$OUTPUT" ||
+    fail "calibrate-workflow: Table 1 does not give the presets' efficiencies back"
+  /usr/bin/python3 - "$WORK/cw/calibrate_workflow.csv" "$SRC/data/published/nccl_tests_public.csv" \
+    <<'PY' || fail "calibrate_workflow.csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+data = list(csv.DictReader(line for line in open(sys.argv[2]) if not line.startswith("#")))
+cases = [r["case"] for r in rows]
+assert rows and len(set(cases)) == len(cases) and set(cases) <= {d["case"] for d in data}, rows
+assert {"calibrate", "held back"} == {r["part"] for r in rows}, rows
+for r in rows:
+    assert r["part"] in ("calibrate", "held back"), r
+    pub, err = float(r["published_us"]), float(r["calibrated_error_pct"])
+    assert abs(100 * (float(r["calibrated_us"]) - pub) / pub - err) < 0.1, r
+PY
+fi
+
 # Bad input: exit 2, the problem named, nothing written.
 bad() {
   local needle=$1
