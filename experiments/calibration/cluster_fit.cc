@@ -20,11 +20,12 @@ using net::ClusterSpec;
 constexpr double kLatencyRegime = 2;    // time <= 2 x the log's latency
 constexpr double kBandwidthRegime = 4;  // time >= 4 x the log's latency
 constexpr double kSmallBytes = 65536;   // a log's smallest size that shows its latency
-constexpr int kPasses = 3;
+constexpr int kPasses = 2;
+constexpr size_t kRowsPerLog = 4;  // a parameter's rows of one log: its 4 largest / smallest
 constexpr int kRateIterations = 50;
 constexpr double kRateTolerance = 1e-6;
-constexpr int kGoldenIterations = 30;
-constexpr int kGridPoints = 21;
+constexpr int kGoldenIterations = 20;
+constexpr int kGridPoints = 11;
 
 enum class Side { kIntra, kInter };
 enum class Regime { kLatency, kBandwidth, kBetween, kNotTimed };
@@ -168,11 +169,22 @@ void fit_log_search(ClusterSpec& c, const Parameter& p,
   p.set(c, std::pow(10.0, cost(refined) <= best_cost ? refined : best));
 }
 
+// The rows `p` is fitted on: of its side and regime, per log the kRowsPerLog largest sizes for
+// a rate or the kRowsPerLog smallest for a latency (the ones its value shows most in; more
+// rows of one log add time, not information).
 std::vector<const Measurement*> governed(const Parameter& p, const std::vector<Measurement>& rows,
                                          const std::vector<Regime>& regimes) {
-  std::vector<const Measurement*> out;
+  std::map<LogKey, std::vector<const Measurement*>> by_log;
   for (size_t i = 0; i < rows.size(); ++i)
-    if (regimes[i] == p.regime && side_of(rows[i]) == p.side) out.push_back(&rows[i]);
+    if (regimes[i] == p.regime && side_of(rows[i]) == p.side)
+      by_log[key_of(rows[i])].push_back(&rows[i]);
+  std::vector<const Measurement*> out;
+  for (auto& [key, mine] : by_log) {
+    std::stable_sort(mine.begin(), mine.end(), [&](const Measurement* a, const Measurement* b) {
+      return p.regime == Regime::kBandwidth ? a->bytes > b->bytes : a->bytes < b->bytes;
+    });
+    out.insert(out.end(), mine.begin(), mine.begin() + std::min(mine.size(), kRowsPerLog));
+  }
   return out;
 }
 

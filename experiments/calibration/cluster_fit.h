@@ -11,13 +11,15 @@
 //
 // A row is in the latency regime when its measured time is at most 2 x the latency of its
 // log, in the bandwidth regime when it is at least 4 x that latency; rows between inform
-// neither and only show their residuals. A log's latency is the time of its smallest size when
+// neither and only show their residuals. Of each log, a rate takes its 4 largest bandwidth
+// rows and a latency its 4 smallest latency rows (more rows of one log cost time, not
+// information). A log's latency is the time of its smallest size when
 // that is <= 64 KiB, else the alpha of its latency-bandwidth fit (alpha_beta.h), else the
 // simulator's 8-byte allreduce on the base cluster. Efficiencies are fitted as the calibration
 // of the presets is (sim/network_fit.h): multiplied by the geometric mean of predicted /
 // measured until it is 1 (bounded to (0, 1]); latencies (0.1 us .. 10 ms) by the squared log
 // error, on a grid and then by golden-section search. The parameters are fitted in the order
-// above, three passes. One without rows keeps the base cluster's value and says why. NCCL_ALGO
+// above, two passes. One without rows keeps the base cluster's value and says why. NCCL_ALGO
 // and the NCCL version are taken from the logs when they show them. The per-message cost
 // (not separable from latency by one collective's rows) and the per-flow cap (shown only by
 // runs that vary the streams per peer) keep their values and a note says so.
