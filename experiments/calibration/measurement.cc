@@ -106,7 +106,10 @@ MeasurementFile from_comm_bench(const Spec& spec, const std::string& text,
   for (size_t r = 0; r < t.rows(); ++r) {
     if (t.text(r, "variant") != kCommBenchVariant) continue;
     const auto [nodes, gpn] = shape_of(spec, 0, t.integer(r, "ranks"), base);
-    const double bytes = t.number(r, "bytes");
+    const double bytes = t.number(r, "bytes"), seconds = t.number(r, "seconds");
+    if (!(bytes > 0) || !(seconds > 0))
+      throw InvalidArgument(fmt::format("{} row {}: bytes {} and seconds {}, expected both > 0",
+                                        spec.path, r + 1, bytes, seconds));
     file.rows.push_back({spec.path, row_name(spec.path, "row", r + 1), "all_reduce", nodes, gpn,
                          bytes, t.number(r, "seconds"), allreduce_predictor(bytes)});
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -120,7 +121,7 @@ void Reader::read_row(const std::vector<std::string>& w, int line) {
   }
   const auto field = [&](int i, const char* name) {
     const auto v = number(w[static_cast<size_t>(i)]);
-    if (!v || *v < 0)
+    if (!v || !std::isfinite(*v) || *v < 0)
       throw InvalidArgument(fmt::format("{}: {} '{}', expected a non-negative number", at(line),
                                         name, w[static_cast<size_t>(i)]));
     return *v;
@@ -131,6 +132,13 @@ void Reader::read_row(const std::vector<std::string>& w, int line) {
   row.type = w[static_cast<size_t>(c.type)];
   if (c.redop >= 0) row.redop = w[static_cast<size_t>(c.redop)];
   row.time_us = field(c.time, "time");
+  if (row.bytes == 0) {  // -b 0: nothing moved, nothing to fit
+    log.notes.push_back(fmt::format("{}: size 0, left out", at(line)));
+    return;
+  }
+  if (row.time_us <= 0)
+    throw InvalidArgument(fmt::format("{}: time {} us at size {:.0f}, expected > 0", at(line),
+                                      row.time_us, row.bytes));
   row.algbw = field(c.algbw, "algbw");
   row.busbw = field(c.busbw, "busbw");
   if (c.in_place_time >= 0 && c.in_place_time < static_cast<int>(w.size()))

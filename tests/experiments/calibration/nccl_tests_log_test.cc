@@ -198,6 +198,14 @@ TEST(NcclTestsLog, RefusesBadLogsByName) {
                 parse_nccl_tests_log(header + "8 2 float sum -1 ten 0 0 0 10 0 0 0\n", "n.log");
               }),
               HasSubstr("n.log line 2: time 'ten', expected a non-negative number"));
+  EXPECT_THAT(invalid_argument_message([&] {
+                parse_nccl_tests_log(header + "8 2 float sum -1 nan 0 0 0 10 0 0 0\n", "n.log");
+              }),
+              HasSubstr("time 'nan', expected a non-negative number"));
+  EXPECT_THAT(invalid_argument_message([&] {
+                parse_nccl_tests_log(header + "8 2 float sum -1 0.00 0 0 0 10 0 0 0\n", "z.log");
+              }),
+              HasSubstr("z.log line 2: time 0 us at size 8, expected > 0"));
 }
 
 std::string shipped(const std::string& name) {
