@@ -86,20 +86,25 @@ net::ClusterSpec public_check_cluster(const net::NcclTestsRow& row) {
   return c;
 }
 
-PublicCheck predict_public_check(const net::NcclTestsRow& row) {
+double nccl_tests_allreduce_s(const net::ClusterSpec& cluster, double bytes,
+                              std::string* algorithm) {
   Scenario s;
-  s.cluster_spec = public_check_cluster(row);
-  s.cluster = row.case_name;
-  s.workload_spec = allreduce_workload(row.bytes);
+  s.cluster_spec = cluster;
+  s.cluster = cluster.name;
+  s.workload_spec = allreduce_workload(bytes);
   s.optimizer = "adam";
   s.overlap = OverlapMode::kOff;  // nccl-tests times the allreduce alone
-  const StepConfig config = resolve_scenario(s);
-  const StageTiming t = simulate_step(config).front();
+  const StageTiming t = simulate_step(resolve_scenario(s)).front();
+  if (algorithm != nullptr) *algorithm = t.algorithm;
+  return t.comm_s;
+}
+
+PublicCheck predict_public_check(const net::NcclTestsRow& row) {
+  const net::ClusterSpec cluster = public_check_cluster(row);
   PublicCheck check;
-  check.cluster = describe(config.cluster);
-  check.algorithm = t.algorithm;
-  check.predicted_s = t.comm_s;
-  check.predicted_busbw_bytes_s = bus_bandwidth(row.bytes, t.comm_s, row.ranks());
+  check.cluster = describe(cluster);
+  check.predicted_s = nccl_tests_allreduce_s(cluster, row.bytes, &check.algorithm);
+  check.predicted_busbw_bytes_s = bus_bandwidth(row.bytes, check.predicted_s, row.ranks());
   check.published_s = row.published_s();
   check.published_busbw_bytes_s = row.busbw_bytes_s();
   check.error_pct = 100.0 * (check.predicted_s - check.published_s) / check.published_s;

@@ -13,7 +13,8 @@ void register_launch_command(CLI::App& app);
 void register_train_command(CLI::App& app);
 void register_profile_command(CLI::App& app);
 void register_sweep_command(CLI::App& app);
-void register_validate_command(CLI::App& app);  // checks against published measurements
+void register_validate_command(CLI::App& app);   // checks against published measurements
+void register_calibrate_command(CLI::App& app);  // fits a cluster to its own logs
 void register_reproduce_command(CLI::App& app);
 void register_list_command(CLI::App& app);  // hidden: registries as text or docs tables
 

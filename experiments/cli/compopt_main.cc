@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
   compopt::cli::register_profile_command(app);
   compopt::cli::register_sweep_command(app);
   compopt::cli::register_validate_command(app);
+  compopt::cli::register_calibrate_command(app);
   compopt::cli::register_reproduce_command(app);
   compopt::cli::register_list_command(app);
   try {

@@ -14,6 +14,10 @@
 //   public-checks   every public nccl-tests case (data/published/nccl_tests_public.csv)
 //                   simulated on its compopt cluster (sim/public_checks.h) and compared with
 //                   the published time and bus bandwidth, out of sample: public_checks.csv
+//   calibrate-workflow  `compopt calibrate`'s fit checked on the public threads: calibrated
+//                   on part of each thread, the rest predicted, beside the uncalibrated
+//                   prediction of the same rows; and Table 1 through the same fit against the
+//                   presets (experiments/calibration/holdout.h): calibrate_workflow.csv
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -27,6 +31,7 @@
 #include "core/util/csv_schema.h"
 #include "core/util/error.h"
 #include "core/util/median.h"
+#include "experiments/calibration/holdout.h"
 #include "experiments/cli/commands.h"
 #include "experiments/run_directory/run_directory.h"
 #include "net_models/calibration_rows.h"
@@ -231,6 +236,66 @@ void run_public_checks(RunDirectory& dir) {
   dir.write_run_json({{"public_checks", "nccl_tests_public"}, {"backend", sim::kSimBackendName}});
 }
 
+const CsvSchema& calibrate_workflow_schema() {
+  static const CsvSchema schema("calibrate_workflow.csv", {{"url"},
+                                                           {"case"},
+                                                           {"part"},
+                                                           {"published_us", "{:.1f}"},
+                                                           {"uncalibrated_us", "{:.1f}"},
+                                                           {"uncalibrated_error_pct", "{:.1f}"},
+                                                           {"calibrated_us", "{:.1f}"},
+                                                           {"calibrated_error_pct", "{:.1f}"}});
+  return schema;
+}
+
+size_t within(const std::vector<double>& errors) {
+  return static_cast<size_t>(std::count_if(errors.begin(), errors.end(),
+                                           [](double e) { return std::abs(e) <= kWithinPct; }));
+}
+
+// Table 1 through `compopt calibrate`'s fit, beside the presets' values.
+void print_preset_recalibration() {
+  fmt::print(
+      "\n1-bit Adam's Table 1 through the same fit (compopt calibrate "
+      "data/published/onebit_adam_profile.csv --cluster PRESET):\n");
+  fmt::print("{:<18} {:<22} {:>10} {:>10} {:>5}  {}\n", "cluster", "parameter", "fitted", "preset",
+             "rows", "status");
+  for (const auto& p : calibration::recalibrate_presets(net::onebit_adam_profile_rows()))
+    fmt::print("{:<18} {:<22} {:>10.4g} {:>10.4g} {:>5}  {}\n", p.cluster, p.parameter, p.fitted,
+               p.preset, p.rows, p.status);
+}
+
+// calibrate-workflow: each public thread calibrated on part of its rows, the rest predicted.
+void run_calibrate_workflow(RunDirectory& dir) {
+  CsvWriter csv(calibrate_workflow_schema());
+  std::vector<double> before, after;
+  fmt::print("{:<18} {:<9} | {:>11} | {:>11} {:>7} | {:>11} {:>7}\n", "case", "part", "paper us",
+             "uncal. us", "err %", "calib. us", "err %");
+  for (const auto& t : calibration::holdout_threads(net::nccl_tests_public_rows())) {
+    fmt::print("{}: {}; fitted {}\n", t.url, t.split, t.fitted);
+    for (const auto& r : t.rows) {
+      const char* part = r.calibrates ? "calibrate" : "held back";
+      fmt::print("{:<18} {:<9} | {:>11.1f} | {:>11.1f} {:>+7.1f} | {:>11.1f} {:>+7.1f}\n",
+                 r.case_name, part, 1e6 * r.published_s, 1e6 * r.uncalibrated_s,
+                 r.uncalibrated_error_pct, 1e6 * r.calibrated_s, r.calibrated_error_pct);
+      csv.add({t.url, r.case_name, part, 1e6 * r.published_s, 1e6 * r.uncalibrated_s,
+               r.uncalibrated_error_pct, 1e6 * r.calibrated_s, r.calibrated_error_pct});
+      if (r.calibrates) continue;
+      before.push_back(r.uncalibrated_error_pct);
+      after.push_back(r.calibrated_error_pct);
+    }
+  }
+  fmt::print(
+      "\nheld-back rows: {}; median |error| uncalibrated {:.1f}% ({} within {:.0f}%), "
+      "calibrated {:.1f}% ({} within {:.0f}%) (target: calibrated median 10%)\n",
+      after.size(), median_abs(before), within(before), kWithinPct, median_abs(after),
+      within(after), kWithinPct);
+  print_preset_recalibration();
+  dir.write_file("calibrate_workflow.csv", csv.text());
+  dir.write_run_json(
+      {{"calibrate_workflow", "nccl_tests_public"}, {"backend", sim::kSimBackendName}});
+}
+
 // One check of `compopt validate`: its sub-subcommand, help, CSV and run.
 struct Check {
   const char* name;
@@ -250,6 +315,10 @@ constexpr Check kChecks[] = {
      "predict the public nccl-tests results of data/published/nccl_tests_public.csv, out of "
      "sample",
      "public_checks.csv", run_public_checks},
+    {"calibrate-workflow",
+     "calibrate on part of each public nccl-tests thread, predict the rest; Table 1 through "
+     "the same fit",
+     "calibrate_workflow.csv", run_calibrate_workflow},
 };
 
 struct CheckOptions {
