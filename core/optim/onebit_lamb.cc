@@ -45,20 +45,12 @@ void OnebitLamb::warmup_step(std::span<float> params, std::span<const float> gra
                              Communicator& comm, float lr) {
   std::copy(grads.begin(), grads.end(), buf_.begin());
   allreduce_mean(comm, buf_);
-  ema(m_, buf_, opt_.beta1);
-  ema_square(v_, buf_, opt_.beta2);
-  std::span<float> u(buf_);
-  adam_direction({opt_.beta1, opt_.beta2, false}, t_, static_cast<float>(options().eps), m_, v_, u);
-  const auto wd = static_cast<float>(options().weight_decay);
+  const AdamScalars s =
+      adam_scalars({opt_.beta1, opt_.beta2, false}, t_, static_cast<float>(options().eps), lr,
+                   static_cast<float>(options().weight_decay));
+  lamb_step(layout(), s, opt_.c_min, opt_.c_max, params, m_, v_, buf_, coefficients_);
   for (size_t l = 0; l < layout().num_tensors(); ++l) {
-    auto x = layout().slice(params, l);
-    auto ul = layout().slice(u, l);
-    add_scaled(ul, x, wd);
-    const double c = lamb_coefficient(l2_norm(x), l2_norm(ul), opt_.c_min, opt_.c_max);
-    coefficients_[l] = c;
-    c_avg_[l] = opt_.beta3 * c_avg_[l] + (1.0 - opt_.beta3) * c;
-    const auto step = static_cast<float>(lr * c);
-    subtract_scaled(x, ul, step);
+    c_avg_[l] = opt_.beta3 * c_avg_[l] + (1.0 - opt_.beta3) * coefficients_[l];
   }
 }
 
@@ -114,8 +106,9 @@ void OnebitLamb::compression_step(std::span<float> params, std::span<const float
 
 OptimizerMetrics OnebitLamb::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
-  out.variance_norm = l2_norm(frozen_ ? v_fresh_ : v_);
-  out.variance_l1 = l1_norm(frozen_ ? v_fresh_ : v_);
+  const L1L2Norms norms = l1_and_l2_norms(frozen_ ? v_fresh_ : v_);
+  out.variance_norm = norms.l2;
+  out.variance_l1 = norms.l1;
   out.layer_coefficients = coefficients_;
   if (has_ratio_) out.layer_ratios = ratios_;
   return out;

@@ -11,6 +11,12 @@ namespace compopt {
 double l1_norm(std::span<const float> x);
 double l2_norm(std::span<const float> x);
 
+struct L1L2Norms {
+  double l1 = 0, l2 = 0;
+};
+// {l1_norm(x), l2_norm(x)} in one pass (the two chains run side by side; the same doubles).
+L1L2Norms l1_and_l2_norms(std::span<const float> x);
+
 // x -= lr * (u + weight_decay * x)
 void apply_update(std::span<float> x, std::span<const float> u, float lr, float weight_decay);
 
