@@ -34,15 +34,17 @@ Adam::Adam(std::string name, ParamLayout layout, CommonOptions common, AdamOptio
 
 void Adam::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
                    float lr) {
-  std::copy(grads.begin(), grads.end(), g_.begin());
+  std::span<const float> g = grads;
   if (channel_) {
+    std::copy(grads.begin(), grads.end(), g_.begin());
     channel_->allreduce_mean(comm, g_, t_);
+    g = g_;
   } else {
-    allreduce_mean(comm, g_);
+    g = mean_gradient(comm, grads, g_);
   }
   const AdamScalars s = adam_scalars(adam_, t_, static_cast<float>(options().eps), lr,
                                      static_cast<float>(options().weight_decay));
-  update_kernels().adam_step(params.data(), m_.data(), v_.data(), g_.data(), s, d());
+  update_kernels().adam_step(params.data(), m_.data(), v_.data(), g.data(), s, d());
   norms_.invalidate();
 }
 

@@ -21,28 +21,27 @@ Lamb::Lamb(ParamLayout layout, CommonOptions common, LambOptions lamb)
       coefficients_(this->layout().num_tensors(), 0.0) {}
 
 void lamb_step(const ParamLayout& layout, const AdamScalars& s, double c_min, double c_max,
-               std::span<float> params, std::span<float> m, std::span<float> v, std::span<float> g,
-               std::span<double> coefficients) {
+               std::span<float> params, std::span<float> m, std::span<float> v,
+               std::span<const float> g, std::span<float> u, std::span<double> coefficients) {
   const UpdateKernels& kernels = update_kernels();
   for (size_t l = 0; l < layout.num_tensors(); ++l) {
     const size_t off = layout.tensor(l).offset, n = layout.tensor(l).size;
     float* x = params.data() + off;
-    float* u = g.data() + off;
+    float* ul = u.data() + off;
     double squares[2] = {0.0, 0.0};
-    kernels.lamb_direction(x, m.data() + off, v.data() + off, u, u, s, squares, n);
+    kernels.lamb_direction(x, m.data() + off, v.data() + off, g.data() + off, ul, s, squares, n);
     const double c = lamb_coefficient(std::sqrt(squares[0]), std::sqrt(squares[1]), c_min, c_max);
     coefficients[l] = c;
-    kernels.subtract_scaled(x, u, static_cast<float>(s.lr * c), n);
+    kernels.subtract_scaled(x, ul, static_cast<float>(s.lr * c), n);
   }
 }
 
 void Lamb::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
                    float lr) {
-  std::copy(grads.begin(), grads.end(), g_.begin());
-  allreduce_mean(comm, g_);
+  const std::span<const float> g = mean_gradient(comm, grads, g_);
   const AdamScalars s = adam_scalars(lamb_.adam, t_, static_cast<float>(options().eps), lr,
                                      static_cast<float>(options().weight_decay));
-  lamb_step(layout(), s, lamb_.c_min, lamb_.c_max, params, m_, v_, g_, coefficients_);
+  lamb_step(layout(), s, lamb_.c_min, lamb_.c_max, params, m_, v_, g, g_, coefficients_);
   norms_.invalidate();
 }
 

@@ -39,9 +39,8 @@ void OnebitAdam::do_step(std::span<float> params, std::span<const float> grads, 
   const AdamScalars s = adam_scalars({opt_.beta1, opt_.beta2, false}, t_, eps, lr, wd);
   const UpdateKernels& kernels = update_kernels();
   if (!frozen_) {
-    std::copy(grads.begin(), grads.end(), buf_.begin());
-    allreduce_mean(comm, buf_);
-    kernels.adam_step(params.data(), m_.data(), v_.data(), buf_.data(), s, d());
+    const std::span<const float> g = mean_gradient(comm, grads, buf_);
+    kernels.adam_step(params.data(), m_.data(), v_.data(), g.data(), s, d());
     norms_.invalidate();
     const bool fire =
         detector_ ? detector_->observe(t_, norms_.of(v_).l1) : t_ >= *opt_.freeze_step;

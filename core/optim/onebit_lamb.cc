@@ -43,12 +43,11 @@ void OnebitLamb::do_step(std::span<float> params, std::span<const float> grads, 
 
 void OnebitLamb::warmup_step(std::span<float> params, std::span<const float> grads,
                              Communicator& comm, float lr) {
-  std::copy(grads.begin(), grads.end(), buf_.begin());
-  allreduce_mean(comm, buf_);
+  const std::span<const float> g = mean_gradient(comm, grads, buf_);
   const AdamScalars s =
       adam_scalars({opt_.beta1, opt_.beta2, false}, t_, static_cast<float>(options().eps), lr,
                    static_cast<float>(options().weight_decay));
-  lamb_step(layout(), s, opt_.c_min, opt_.c_max, params, m_, v_, buf_, coefficients_);
+  lamb_step(layout(), s, opt_.c_min, opt_.c_max, params, m_, v_, g, buf_, coefficients_);
   for (size_t l = 0; l < layout().num_tensors(); ++l) {
     c_avg_[l] = opt_.beta3 * c_avg_[l] + (1.0 - opt_.beta3) * coefficients_[l];
   }

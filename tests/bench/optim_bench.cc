@@ -142,7 +142,7 @@ void BM_lamb_update(benchmark::State& state) {
   std::vector<double> coefficients(1);
   run(state, [&] {
     std::copy(s.g.begin(), s.g.end(), s.u.begin());
-    lamb_step(layout, a, 0.01, 10.0, s.x, s.m, s.v, s.u, coefficients);
+    lamb_step(layout, a, 0.01, 10.0, s.x, s.m, s.v, s.u, s.u, coefficients);
   });
 }
 
