@@ -87,13 +87,14 @@ class FlatParameters:
             self._refuse_moved()
         if all(map(is_, map(_GRAD, self._params), self._grad_views)):
             return
-        for p, grad_view in zip(self._params, self._grad_views):
-            g = p.grad
-            if g is None:
-                grad_view.zero_()
-            elif g is not grad_view:
-                grad_view.copy_(g)
-                p.grad = grad_view
+        with torch.no_grad():  # a gradient of create_graph=True must not join a graph
+            for p, grad_view in zip(self._params, self._grad_views):
+                g = p.grad
+                if g is None:
+                    grad_view.zero_()
+                elif g is not grad_view:
+                    grad_view.copy_(g)
+                    p.grad = grad_view
 
     def _refuse_moved(self):
         for index, (p, data_ptr) in enumerate(zip(self._params, self._data_ptrs)):
