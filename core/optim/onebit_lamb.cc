@@ -73,23 +73,19 @@ void OnebitLamb::compression_step(std::span<float> params, std::span<const float
   const auto eps = static_cast<float>(options().eps);
   const auto wd = static_cast<float>(options().weight_decay);
   const float b1 = opt_.beta1, b2 = opt_.beta2;
-  m_prev_ = m_;
-  ema(m_, grads, b1);
+  const UpdateKernels& kernels = update_kernels();
   const size_t layers = layout().num_tensors();
-  for (size_t l = 0; l < layers; ++l) {
-    const auto k = static_cast<float>(k_[l]);
-    for (float& x : layout().slice(std::span<float>(m_), l)) x *= k;
+  for (size_t l = 0; l < layers; ++l) {  // m_prev = m; m = ema(m, g) * k_l, one pass
+    const size_t off = layout().tensor(l).offset, n = layout().tensor(l).size;
+    kernels.lamb_scaled_momentum(m_.data() + off, m_prev_.data() + off, grads.data() + off, b1,
+                                 static_cast<float>(k_[l]), n);
   }
   channel_.allreduce_mean(comm, m_, t_);
   for (size_t l = 0; l < layers; ++l) {
-    const auto k = static_cast<float>(k_[l]);
-    for (float& x : layout().slice(std::span<float>(m_), l)) x /= k;
-  }
-  const UpdateKernels& kernels = update_kernels();
-  for (size_t l = 0; l < layers; ++l) {
     const size_t off = layout().tensor(l).offset, n = layout().tensor(l).size;
-    double r = kernels.lamb_fresh_ratio(m_.data() + off, m_prev_.data() + off, v_.data() + off,
-                                        v_fresh_.data() + off, b1, b2, eps, n);
+    double r =
+        kernels.lamb_fresh_ratio(m_.data() + off, m_prev_.data() + off, v_.data() + off,
+                                 v_fresh_.data() + off, b1, b2, eps, static_cast<float>(k_[l]), n);
     if (has_ratio_) {
       r = std::clamp(r, (1.0 - opt_.r_threshold) * ratios_[l],
                      (1.0 + opt_.r_threshold) * ratios_[l]);

@@ -42,11 +42,12 @@ struct UpdateKernels {
   // : bh; q = m / (b + eps). q may alias g exactly.
   void (*birder)(float* m, float* bh, float* b, const float* g, float* q, float beta, float eps,
                  bool use_max, size_t n);
-  // 1-bit LAMB's compression step (Li et al.): g = (m - b1*m_prev) / (1-b1); vf = b2*vf +
-  // ((1-b2)*g)*g; returns the largest (double(sqrt(v)) + eps) / (double(sqrt(vf)) + eps) in
-  // double, starting from 0 (NaN ratios are skipped, as std::max(r, NaN) keeps r).
-  double (*lamb_fresh_ratio)(const float* m, const float* m_prev, const float* v, float* vf,
-                             float b1, float b2, float eps, size_t n);
+  // 1-bit LAMB's compression step (Li et al.), after the allreduce of the scaled momentum:
+  // m = m / k; g = (m - b1*m_prev) / (1-b1); vf = b2*vf + ((1-b2)*g)*g; returns the largest
+  // (double(sqrt(v)) + eps) / (double(sqrt(vf)) + eps) in double, starting from 0 (NaN ratios
+  // are skipped, as std::max(r, NaN) keeps r).
+  double (*lamb_fresh_ratio)(float* m, const float* m_prev, const float* v, float* vf, float b1,
+                             float b2, float eps, float k, size_t n);
   // x = x - step*(m / (sqrt(v) + eps) + wd*x)
   void (*lamb_update)(float* x, const float* m, const float* v, float step, float eps, float wd,
                       size_t n);
@@ -62,6 +63,10 @@ struct UpdateKernels {
   // when both start at 0). u may alias g exactly.
   void (*lamb_direction)(const float* x, float* m, float* v, const float* g, float* u,
                          const AdamScalars& s, double* squares, size_t n);
+  // 1-bit LAMB's momentum before its compressed allreduce, one tensor: m_prev = m;
+  // ema(m, g, b1); m = m * k.
+  void (*lamb_scaled_momentum)(float* m, float* m_prev, const float* g, float b1, float k,
+                               size_t n);
   // momentum_paper(m, g, b, nesterov, dir); apply_update(x, dir, lr, wd), dir never stored.
   void (*momentum_paper_step)(float* x, float* m, const float* g, float b, bool nesterov, float lr,
                               float wd, size_t n);

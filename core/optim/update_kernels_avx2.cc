@@ -152,8 +152,9 @@ COMPOPT_AVX2 inline __m256d lamb_ratio4(__m128 root_v, __m128 root_vf, __m256d e
                        _mm256_add_pd(_mm256_cvtps_pd(root_vf), eps));
 }
 
-COMPOPT_AVX2 double lamb_fresh_ratio(const float* m, const float* m_prev, const float* v, float* vf,
-                                     float b1, float b2, float eps, size_t n) {
+COMPOPT_AVX2 double lamb_fresh_ratio(float* m, const float* m_prev, const float* v, float* vf,
+                                     float b1, float b2, float eps, float k, size_t n) {
+  const __m256 vk = _mm256_set1_ps(k);
   const __m256 vb1 = _mm256_set1_ps(b1), vd1 = _mm256_set1_ps(1.0f - b1);
   const __m256 vb2 = _mm256_set1_ps(b2), vd2 = _mm256_set1_ps(1.0f - b2);
   const __m256d veps = _mm256_set1_pd(eps);
@@ -162,9 +163,10 @@ COMPOPT_AVX2 double lamb_fresh_ratio(const float* m, const float* m_prev, const 
   __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
   const size_t full = n / 8 * 8;
   for (size_t j = 0; j < full; j += 8) {
-    const __m256 g = _mm256_div_ps(
-        _mm256_sub_ps(_mm256_loadu_ps(m + j), _mm256_mul_ps(vb1, _mm256_loadu_ps(m_prev + j))),
-        vd1);
+    const __m256 mj = _mm256_div_ps(_mm256_loadu_ps(m + j), vk);
+    _mm256_storeu_ps(m + j, mj);
+    const __m256 g =
+        _mm256_div_ps(_mm256_sub_ps(mj, _mm256_mul_ps(vb1, _mm256_loadu_ps(m_prev + j))), vd1);
     const __m256 vfj = _mm256_add_ps(_mm256_mul_ps(vb2, _mm256_loadu_ps(vf + j)),
                                      _mm256_mul_ps(_mm256_mul_ps(vd2, g), g));
     _mm256_storeu_ps(vf + j, vfj);
@@ -177,10 +179,22 @@ COMPOPT_AVX2 double lamb_fresh_ratio(const float* m, const float* m_prev, const 
   alignas(32) double lanes[8];
   _mm256_store_pd(lanes, lo);
   _mm256_store_pd(lanes + 4, hi);
-  double r =
-      tail().lamb_fresh_ratio(m + full, m_prev + full, v + full, vf + full, b1, b2, eps, n - full);
+  double r = tail().lamb_fresh_ratio(m + full, m_prev + full, v + full, vf + full, b1, b2, eps, k,
+                                     n - full);
   for (const double lane : lanes) r = std::max(r, lane);
   return r;
+}
+
+COMPOPT_AVX2 void lamb_scaled_momentum(float* m, float* m_prev, const float* g, float b1, float k,
+                                       size_t n) {
+  const __m256 vb = _mm256_set1_ps(b1), vr = _mm256_set1_ps(1.0f - b1), vk = _mm256_set1_ps(k);
+  const size_t full = n / 8 * 8;
+  for (size_t j = 0; j < full; j += 8) {
+    const __m256 mj = _mm256_loadu_ps(m + j);
+    _mm256_storeu_ps(m_prev + j, mj);
+    _mm256_storeu_ps(m + j, _mm256_mul_ps(blend(vb, vr, mj, _mm256_loadu_ps(g + j)), vk));
+  }
+  tail().lamb_scaled_momentum(m + full, m_prev + full, g + full, b1, k, n - full);
 }
 
 COMPOPT_AVX2 void lamb_update(float* x, const float* m, const float* v, float step, float eps,
@@ -313,6 +327,7 @@ constexpr UpdateKernels kAvx2 = {adam_direction,
                                  adam_step,
                                  adam_apply,
                                  lamb_direction,
+                                 lamb_scaled_momentum,
                                  momentum_step<true>,
                                  momentum_step<false>};
 

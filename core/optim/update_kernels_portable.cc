@@ -61,10 +61,11 @@ void birder(float* m, float* bh, float* b, const float* g, float* q, float beta,
   }
 }
 
-double lamb_fresh_ratio(const float* m, const float* m_prev, const float* v, float* vf, float b1,
-                        float b2, float eps, size_t n) {
+double lamb_fresh_ratio(float* m, const float* m_prev, const float* v, float* vf, float b1,
+                        float b2, float eps, float k, size_t n) {
   double r = 0;
   for (size_t j = 0; j < n; ++j) {
+    m[j] = m[j] / k;
     const float g = (m[j] - b1 * m_prev[j]) / (1.0f - b1);
     vf[j] = b2 * vf[j] + (1.0f - b2) * g * g;
     r = std::max(r, (static_cast<double>(std::sqrt(v[j])) + eps) /
@@ -113,6 +114,13 @@ void lamb_direction(const float* x, float* m, float* v, const float* g, float* u
   squares[1] = su;
 }
 
+void lamb_scaled_momentum(float* m, float* m_prev, const float* g, float b1, float k, size_t n) {
+  for (size_t j = 0; j < n; ++j) {
+    m_prev[j] = m[j];
+    m[j] = (b1 * m[j] + (1.0f - b1) * g[j]) * k;
+  }
+}
+
 void momentum_paper_step(float* x, float* m, const float* g, float b, bool nesterov, float lr,
                          float wd, size_t n) {
   for (size_t j = 0; j < n; ++j) {
@@ -147,6 +155,7 @@ constexpr UpdateKernels kPortable = {adam_direction,
                                      adam_step,
                                      adam_apply,
                                      lamb_direction,
+                                     lamb_scaled_momentum,
                                      momentum_paper_step,
                                      momentum_pytorch_step};
 

@@ -284,6 +284,21 @@ TEST(UpdateKernels, MomentumStepsMatchMomentumThenApply) {
   }
 }
 
+TEST(UpdateKernels, LambScaledMomentumMatchesCopyEmaAndScale) {
+  for (const float k : {1.0f, 0.37f, 3e38f}) {
+    expect_same(
+        "lamb_scaled_momentum", 3,
+        [&](const UpdateKernels& t, auto& a, size_t n) {
+          t.lamb_scaled_momentum(a[0], a[1], a[2], 0.9f, k, n);
+        },
+        [&](auto& a, size_t n) {
+          for (size_t j = 0; j < n; ++j) a[1][j] = a[0][j];
+          for (size_t j = 0; j < n; ++j) a[0][j] = 0.9f * a[0][j] + (1.0f - 0.9f) * a[2][j];
+          for (size_t j = 0; j < n; ++j) a[0][j] *= k;
+        });
+  }
+}
+
 TEST(UpdateKernels, AdamStepHandValues) {
   // g = 2, m = 0, v = 0, beta1 = beta2 = 0.5, c1 = c2 = 1, eps = 0: m = 1, v = 0.5*2*2 = 2,
   // u = 1/sqrt(2); x = 1, lr = 1, wd = 0: x = 1 - 1/sqrt(2). With c1 = 0.5, c2 = 0.5:
@@ -316,12 +331,13 @@ TEST(UpdateKernels, L1AndL2NormsInOnePassEqualTheSeparateNorms) {
 
 TEST(UpdateKernels, LambFreshRatioMatchesScalarLoop) {
   const float b1 = 0.9f, b2 = 0.999f;
-  for (const float eps : {1e-6f, 0.0f}) {
+  for (const auto& [eps, k] : {std::pair{1e-6f, 1.0f}, std::pair{0.0f, 1.0f}, {1e-6f, 0.37f}}) {
     for (const size_t n : lengths()) {
       std::vector<std::vector<float>> a;
       for (uint32_t i = 0; i < 4; ++i) a.push_back(inputs(n, static_cast<uint32_t>(n) + i));
       auto want = a;
       double want_r = 0;
+      for (size_t j = 0; j < n; ++j) want[0][j] /= k;  // the momentum's scaling undone first
       for (size_t j = 0; j < n; ++j) {
         const float g = (want[0][j] - b1 * want[1][j]) / (1.0f - b1);
         want[3][j] = b2 * want[3][j] + (1.0f - b2) * g * g;
@@ -331,8 +347,9 @@ TEST(UpdateKernels, LambFreshRatioMatchesScalarLoop) {
       for (const UpdateKernels* table : tables()) {
         auto got = a;
         const double r = table->lamb_fresh_ratio(got[0].data(), got[1].data(), got[2].data(),
-                                                 got[3].data(), b1, b2, eps, n);
+                                                 got[3].data(), b1, b2, eps, k, n);
         EXPECT_EQ(std::memcmp(&r, &want_r, sizeof r), 0) << "n=" << n << " " << r << " " << want_r;
+        EXPECT_EQ(first_difference(got[0], want[0]), -1) << "n=" << n;
         EXPECT_EQ(first_difference(got[3], want[3]), -1) << "n=" << n;
       }
     }
@@ -351,14 +368,15 @@ TEST(UpdateKernels, LambFreshRatioHandValues) {
       vf[at] = 12.0f;
       v[5] = -1.0f;
       const double r = table->lamb_fresh_ratio(m.data(), m_prev.data(), v.data(), vf.data(), 0.5f,
-                                               0.75f, 0.0f, 9);
+                                               0.75f, 0.0f, 1.0f, 9);
       EXPECT_EQ(r, 3.0) << at;
       EXPECT_EQ(vf[at], 9.0f);
       EXPECT_EQ(vf[at == 3 ? 8 : 3], 4.0f);
     }
     std::vector<float> z(4, 0.0f), v(4, 1.0f);
-    EXPECT_EQ(table->lamb_fresh_ratio(z.data(), z.data(), v.data(), z.data(), 0.9f, 0.9f, 0.0f, 0),
-              0.0);
+    EXPECT_EQ(
+        table->lamb_fresh_ratio(z.data(), z.data(), v.data(), z.data(), 0.9f, 0.9f, 0.0f, 1.0f, 0),
+        0.0);
   }
 }
 
