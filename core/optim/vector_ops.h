@@ -2,7 +2,10 @@
 // Small element-wise kernels shared by the optimizers. Norms accumulate in
 // double in index order, so they are deterministic and identical on every rank
 // given identical inputs. The element-wise updates run the kernels of update_kernels.h (AVX2
-// when the CPU has it), bit-identical to the plain loops their comments show.
+// when the CPU has it), bit-identical to the plain loops their comments show. Optimizers whose
+// update has several of these steps run a fused kernel instead (adam_step, lamb_direction,
+// momentum_step, ...); the single steps here are also what the tests and benchmarks compare
+// those fused kernels and the GPU kernels with.
 
 #include <span>
 
