@@ -29,6 +29,7 @@ bench: build
 	$(BUILD_DIR)/tests/bench/compopt_bench
 	$(BUILD_DIR)/tests/bench/compopt_sim_scale_bench
 	PYTHONPATH=python COMPOPT_BUILD_DIR=$(BUILD_DIR) /usr/bin/python3 tests/bench/python_optimizer_bench.py
+	bash tests/bench/train_overhead_bench.sh $(BUILD_DIR)
 
 # The main job on its built-in default: every study of the papers at the quick
 # scale, figures and report.md under runs/reproduce-<time>/ (runs/latest-reproduce

@@ -7,14 +7,19 @@
 
 namespace compopt {
 
+AdamScalars adam_scalars(const AdamOptions& o, int64_t t, float eps, float lr, float wd) {
+  AdamScalars s{.beta1 = o.beta1, .beta2 = o.beta2, .eps = eps, .lr = lr, .wd = wd};
+  if (o.bias_correction) {
+    s.c1 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta1), static_cast<double>(t)));
+    s.c2 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta2), static_cast<double>(t)));
+  }
+  return s;
+}
+
 void adam_direction(const AdamOptions& o, int64_t t, float eps, std::span<const float> m,
                     std::span<const float> v, std::span<float> u) {
-  float c1 = 1.0f, c2 = 1.0f;
-  if (o.bias_correction) {
-    c1 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta1), static_cast<double>(t)));
-    c2 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta2), static_cast<double>(t)));
-  }
-  update_kernels().adam_direction(m.data(), v.data(), c1, c2, eps, u.data(), u.size());
+  const AdamScalars s = adam_scalars(o, t, eps, 0.0f, 0.0f);
+  update_kernels().adam_direction(m.data(), v.data(), s.c1, s.c2, eps, u.data(), u.size());
 }
 
 Adam::Adam(std::string name, ParamLayout layout, CommonOptions common, AdamOptions adam,
@@ -29,22 +34,25 @@ Adam::Adam(std::string name, ParamLayout layout, CommonOptions common, AdamOptio
 
 void Adam::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
                    float lr) {
-  std::copy(grads.begin(), grads.end(), g_.begin());
+  std::span<const float> g = grads;
   if (channel_) {
+    std::copy(grads.begin(), grads.end(), g_.begin());
     channel_->allreduce_mean(comm, g_, t_);
+    g = g_;
   } else {
-    allreduce_mean(comm, g_);
+    g = mean_gradient(comm, grads, g_);
   }
-  ema(m_, g_, adam_.beta1);
-  ema_square(v_, g_, adam_.beta2);
-  adam_direction(adam_, t_, static_cast<float>(options().eps), m_, v_, g_);
-  apply_update(params, g_, lr, static_cast<float>(options().weight_decay));
+  const AdamScalars s = adam_scalars(adam_, t_, static_cast<float>(options().eps), lr,
+                                     static_cast<float>(options().weight_decay));
+  update_kernels().adam_step(params.data(), m_.data(), v_.data(), g.data(), s, d());
+  norms_.invalidate();
 }
 
 OptimizerMetrics Adam::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
-  out.variance_norm = l2_norm(v_);
-  out.variance_l1 = l1_norm(v_);
+  const L1L2Norms norms = norms_.of(v_);
+  out.variance_norm = norms.l2;
+  out.variance_l1 = norms.l1;
   return out;
 }
 
@@ -57,6 +65,7 @@ void Adam::save(OptimizerState& state) const {
 void Adam::load(const OptimizerState& state) {
   state.get("m", m_);
   state.get("v", v_);
+  norms_.invalidate();
   if (channel_) channel_->load(state, "gradient");
 }
 

@@ -12,6 +12,8 @@
 
 #include "core/optim/compressed_channel.h"
 #include "core/optim/optimizer.h"
+#include "core/optim/update_kernels.h"
+#include "core/optim/variance_norms.h"
 
 namespace compopt {
 
@@ -25,6 +27,9 @@ struct AdamOptions {
 // bias_correction (t >= 1), else c1 = c2 = 1.
 void adam_direction(const AdamOptions& options, int64_t t, float eps, std::span<const float> m,
                     std::span<const float> v, std::span<float> u);
+// The scalars of the fused kernels (update_kernels.h) for step t: options' rates and the bias
+// corrections c1, c2 above, with eps, lr and wd.
+AdamScalars adam_scalars(const AdamOptions& options, int64_t t, float eps, float lr, float wd);
 
 class Adam final : public Optimizer {
  public:
@@ -44,6 +49,7 @@ class Adam final : public Optimizer {
   AdamOptions adam_;
   std::optional<CompressedChannel> channel_;  // set for naive 1-bit Adam
   std::vector<float> m_, v_, g_;
+  VarianceNorms norms_;
 };
 
 }  // namespace compopt

@@ -13,8 +13,7 @@ Birder::Birder(ParamLayout layout, CommonOptions common, BirderOptions birder)
 
 void Birder::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
                      float lr) {
-  std::copy(grads.begin(), grads.end(), q_.begin());
-  state_.update(birder_, t_, static_cast<float>(options().eps), q_);
+  state_.update(birder_, t_, static_cast<float>(options().eps), grads, q_);
   channel_.allreduce_mean(comm, q_, t_);
   apply_update(params, q_, lr, static_cast<float>(options().weight_decay));
 }

@@ -57,7 +57,7 @@ void BirderHierarchical::do_step(std::span<float> params, std::span<const float>
       throw InvalidArgument("birder-hierarchical: shard of " + std::to_string(shard.size()) +
                             " elements, expected " + std::to_string(shard_.size()));
     }
-    shard_.update(birder_, t, eps, shard);
+    shard_.update(birder_, t, eps, shard, shard);
   };
   RandomKey key;
   key.seed = options().seed;

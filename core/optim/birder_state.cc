@@ -5,10 +5,11 @@
 
 namespace compopt {
 
-void BirderState::update(const BirderOptions& o, int64_t t, float eps, std::span<float> g) {
+void BirderState::update(const BirderOptions& o, int64_t t, float eps, std::span<const float> g,
+                         std::span<float> q) {
   const bool use_max = o.amsgrad_max && t > o.amsgrad_start;
-  update_kernels().birder(m_.data(), b_hat_.data(), b_.data(), g.data(), o.beta, eps, use_max,
-                          g.size());
+  update_kernels().birder(m_.data(), b_hat_.data(), b_.data(), g.data(), q.data(), o.beta, eps,
+                          use_max, g.size());
 }
 
 void BirderState::save(OptimizerState& state, const std::string& prefix) const {

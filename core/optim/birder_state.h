@@ -25,8 +25,9 @@ class BirderState {
   explicit BirderState(size_t n) : m_(n, 0.0f), b_hat_(n, 0.0f), b_(n, 0.0f) {}
   size_t size() const { return m_.size(); }
 
-  // Updates the state with g (step t) and overwrites g with q = m/(b+eps).
-  void update(const BirderOptions& options, int64_t t, float eps, std::span<float> g);
+  // Updates the state with g (step t) and writes q = m/(b+eps) into q (which may be g).
+  void update(const BirderOptions& options, int64_t t, float eps, std::span<const float> g,
+              std::span<float> q);
 
   std::span<const float> b() const { return b_; }
   void save(OptimizerState& state, const std::string& prefix) const;

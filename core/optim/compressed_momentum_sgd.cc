@@ -17,15 +17,16 @@ CompressedMomentumSgd::CompressedMomentumSgd(std::string name, CompressedVector 
 
 void CompressedMomentumSgd::do_step(std::span<float> params, std::span<const float> grads,
                                     Communicator& comm, float lr) {
+  const auto wd = static_cast<float>(options().weight_decay);
   if (what_ == CompressedVector::kGradient) {
     std::copy(grads.begin(), grads.end(), u_.begin());
     channel_.allreduce_mean(comm, u_, t_);
-    momentum_update(momentum_, m_, u_, u_);
-  } else {
-    momentum_update(momentum_, m_, grads, u_);
-    channel_.allreduce_mean(comm, u_, t_);
+    momentum_step(momentum_, params, m_, u_, lr, wd);
+    return;
   }
-  apply_update(params, u_, lr, static_cast<float>(options().weight_decay));
+  momentum_update(momentum_, m_, grads, u_);
+  channel_.allreduce_mean(comm, u_, t_);
+  apply_update(params, u_, lr, wd);
 }
 
 const char* CompressedMomentumSgd::channel_name() const {

@@ -1,8 +1,9 @@
 #include "core/optim/lamb.h"
 
 #include <algorithm>
+#include <cmath>
 
-#include "core/optim/vector_ops.h"
+#include "core/optim/update_kernels.h"
 
 namespace compopt {
 
@@ -19,30 +20,36 @@ Lamb::Lamb(ParamLayout layout, CommonOptions common, LambOptions lamb)
       g_(d()),
       coefficients_(this->layout().num_tensors(), 0.0) {}
 
+void lamb_step(const ParamLayout& layout, const AdamScalars& s, double c_min, double c_max,
+               std::span<float> params, std::span<float> m, std::span<float> v,
+               std::span<const float> g, std::span<float> u, std::span<double> coefficients) {
+  const UpdateKernels& kernels = update_kernels();
+  for (size_t l = 0; l < layout.num_tensors(); ++l) {
+    const size_t off = layout.tensor(l).offset, n = layout.tensor(l).size;
+    float* x = params.data() + off;
+    float* ul = u.data() + off;
+    double squares[2] = {0.0, 0.0};
+    kernels.lamb_direction(x, m.data() + off, v.data() + off, g.data() + off, ul, s, squares, n);
+    const double c = lamb_coefficient(std::sqrt(squares[0]), std::sqrt(squares[1]), c_min, c_max);
+    coefficients[l] = c;
+    kernels.subtract_scaled(x, ul, static_cast<float>(s.lr * c), n);
+  }
+}
+
 void Lamb::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
                    float lr) {
-  std::copy(grads.begin(), grads.end(), g_.begin());
-  allreduce_mean(comm, g_);
-  ema(m_, g_, lamb_.adam.beta1);
-  ema_square(v_, g_, lamb_.adam.beta2);
-  std::span<float> u(g_);
-  adam_direction(lamb_.adam, t_, static_cast<float>(options().eps), m_, v_, u);
-  const auto wd = static_cast<float>(options().weight_decay);
-  for (size_t l = 0; l < layout().num_tensors(); ++l) {
-    auto x = layout().slice(params, l);
-    auto ul = layout().slice(u, l);
-    add_scaled(ul, x, wd);
-    const double c = lamb_coefficient(l2_norm(x), l2_norm(ul), lamb_.c_min, lamb_.c_max);
-    coefficients_[l] = c;
-    const auto step = static_cast<float>(lr * c);
-    subtract_scaled(x, ul, step);
-  }
+  const std::span<const float> g = mean_gradient(comm, grads, g_);
+  const AdamScalars s = adam_scalars(lamb_.adam, t_, static_cast<float>(options().eps), lr,
+                                     static_cast<float>(options().weight_decay));
+  lamb_step(layout(), s, lamb_.c_min, lamb_.c_max, params, m_, v_, g, g_, coefficients_);
+  norms_.invalidate();
 }
 
 OptimizerMetrics Lamb::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
-  out.variance_norm = l2_norm(v_);
-  out.variance_l1 = l1_norm(v_);
+  const L1L2Norms norms = norms_.of(v_);
+  out.variance_norm = norms.l2;
+  out.variance_l1 = norms.l1;
   out.layer_coefficients = coefficients_;
   return out;
 }
@@ -56,6 +63,7 @@ void Lamb::save(OptimizerState& state) const {
 void Lamb::load(const OptimizerState& state) {
   state.get("m", m_);
   state.get("v", v_);
+  norms_.invalidate();
   coefficients_ = state.scalar_list("coefficients");
 }
 

@@ -6,6 +6,8 @@
 
 #include "core/optim/adam.h"
 #include "core/optim/optimizer.h"
+#include "core/optim/update_kernels.h"
+#include "core/optim/variance_norms.h"
 
 namespace compopt {
 
@@ -17,6 +19,14 @@ struct LambOptions {
 
 // The clipped trust coefficient of one tensor.
 double lamb_coefficient(double param_norm, double update_norm, double c_min, double c_max);
+
+// LAMB's update from the mean gradient g, with u room for the direction (it may be g's own
+// storage): per tensor l, m and v as Adam with s, u_l = m/(sqrt(v)+eps) + wd*x_l,
+// c_l = lamb_coefficient(||x_l||, ||u_l||) into coefficients[l], x_l -= float(lr*c_l) * u_l.
+// Two passes per tensor (update_kernels' lamb_direction with both norms, then subtract_scaled).
+void lamb_step(const ParamLayout& layout, const AdamScalars& s, double c_min, double c_max,
+               std::span<float> params, std::span<float> m, std::span<float> v,
+               std::span<const float> g, std::span<float> u, std::span<double> coefficients);
 
 class Lamb final : public Optimizer {
  public:
@@ -32,6 +42,7 @@ class Lamb final : public Optimizer {
   LambOptions lamb_;
   std::vector<float> m_, v_, g_;
   std::vector<double> coefficients_;
+  VarianceNorms norms_;
 };
 
 }  // namespace compopt

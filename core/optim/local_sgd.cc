@@ -11,8 +11,7 @@ LocalSgd::LocalSgd(ParamLayout layout, CommonOptions common, int64_t tau,
                 std::move(common)),
       tau_(tau),
       momentum_(momentum),
-      m_(momentum ? d() : 0, 0.0f),
-      dir_(d()) {
+      m_(momentum ? d() : 0, 0.0f) {
   if (tau_ < 1) {
     throw InvalidArgument(name() + ": tau = " + std::to_string(tau_) +
                           ", expected an integer >= 1");
@@ -21,12 +20,12 @@ LocalSgd::LocalSgd(ParamLayout layout, CommonOptions common, int64_t tau,
 
 void LocalSgd::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
                        float lr) {
+  const auto wd = static_cast<float>(options().weight_decay);
   if (momentum_) {
-    momentum_update(*momentum_, m_, grads, dir_);
+    momentum_step(*momentum_, params, m_, grads, lr, wd);
   } else {
-    std::copy(grads.begin(), grads.end(), dir_.begin());
+    apply_update(params, grads, lr, wd);
   }
-  apply_update(params, dir_, lr, static_cast<float>(options().weight_decay));
   if (t_ % tau_ == 0) {
     allreduce_mean(comm, params);
     if (momentum_) allreduce_mean(comm, m_);

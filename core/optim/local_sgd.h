@@ -28,7 +28,7 @@ class LocalSgd final : public Optimizer {
 
   int64_t tau_;
   std::optional<MomentumOptions> momentum_;
-  std::vector<float> m_, dir_;
+  std::vector<float> m_;
 };
 
 }  // namespace compopt

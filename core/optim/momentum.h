@@ -19,5 +19,8 @@ struct MomentumOptions {
 // Updates m with g and writes the step direction into dir (may alias g).
 void momentum_update(const MomentumOptions& options, std::span<float> m, std::span<const float> g,
                      std::span<float> dir);
+// momentum_update, then x -= lr * (dir + wd * x), in one pass without storing dir.
+void momentum_step(const MomentumOptions& options, std::span<float> x, std::span<float> m,
+                   std::span<const float> g, float lr, float wd);
 
 }  // namespace compopt

@@ -12,10 +12,8 @@ MomentumSgd::MomentumSgd(ParamLayout layout, CommonOptions common, MomentumOptio
 
 void MomentumSgd::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
                           float lr) {
-  std::copy(grads.begin(), grads.end(), g_.begin());
-  allreduce_mean(comm, g_);
-  momentum_update(momentum_, m_, g_, g_);
-  apply_update(params, g_, lr, static_cast<float>(options().weight_decay));
+  momentum_step(momentum_, params, m_, mean_gradient(comm, grads, g_), lr,
+                static_cast<float>(options().weight_decay));
 }
 
 }  // namespace compopt

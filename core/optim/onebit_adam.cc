@@ -1,6 +1,7 @@
 #include "core/optim/onebit_adam.h"
 
 #include "core/optim/adam.h"
+#include "core/optim/update_kernels.h"
 #include "core/optim/vector_ops.h"
 #include "core/optim/zero_variance_note.h"
 #include "core/util/error.h"
@@ -36,14 +37,14 @@ void OnebitAdam::do_step(std::span<float> params, std::span<const float> grads, 
                          float lr) {
   const auto eps = static_cast<float>(options().eps);
   const auto wd = static_cast<float>(options().weight_decay);
+  const AdamScalars s = adam_scalars({opt_.beta1, opt_.beta2, false}, t_, eps, lr, wd);
+  const UpdateKernels& kernels = update_kernels();
   if (!frozen_) {
-    std::copy(grads.begin(), grads.end(), buf_.begin());
-    allreduce_mean(comm, buf_);
-    ema(m_, buf_, opt_.beta1);
-    ema_square(v_, buf_, opt_.beta2);
-    adam_direction({opt_.beta1, opt_.beta2, false}, t_, eps, m_, v_, buf_);
-    apply_update(params, buf_, lr, wd);
-    const bool fire = detector_ ? detector_->observe(t_, l1_norm(v_)) : t_ >= *opt_.freeze_step;
+    const std::span<const float> g = mean_gradient(comm, grads, buf_);
+    kernels.adam_step(params.data(), m_.data(), v_.data(), g.data(), s, d());
+    norms_.invalidate();
+    const bool fire =
+        detector_ ? detector_->observe(t_, norms_.of(v_).l1) : t_ >= *opt_.freeze_step;
     if (fire) {
       frozen_ = true;
       frozen_at_ = t_;
@@ -57,14 +58,14 @@ void OnebitAdam::do_step(std::span<float> params, std::span<const float> grads, 
   } else {
     channel_.allreduce_mean(comm, m_, t_);
   }
-  adam_direction({opt_.beta1, opt_.beta2, false}, t_, eps, m_, v_, buf_);
-  apply_update(params, buf_, lr, wd);
+  kernels.adam_apply(params.data(), m_.data(), v_.data(), s, d());
 }
 
 OptimizerMetrics OnebitAdam::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
-  out.variance_norm = l2_norm(v_);
-  out.variance_l1 = l1_norm(v_);
+  const L1L2Norms norms = norms_.of(v_);  // summed once after the freeze
+  out.variance_norm = norms.l2;
+  out.variance_l1 = norms.l1;
   if (detector_) out.variance_ratio = detector_->last_ratio();
   return out;
 }
@@ -81,6 +82,7 @@ void OnebitAdam::save(OptimizerState& state) const {
 void OnebitAdam::load(const OptimizerState& state) {
   state.get("m", m_);
   state.get("v", v_);
+  norms_.invalidate();
   frozen_ = state.scalar("frozen") != 0.0;
   frozen_at_ = static_cast<int64_t>(state.scalar("frozen_at"));
   if (detector_) detector_->load(state, "detector");

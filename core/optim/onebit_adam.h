@@ -13,6 +13,7 @@
 #include "core/optim/compressed_channel.h"
 #include "core/optim/optimizer.h"
 #include "core/optim/variance_freeze_detector.h"
+#include "core/optim/variance_norms.h"
 
 namespace compopt {
 
@@ -47,6 +48,7 @@ class OnebitAdam final : public Optimizer {
   bool frozen_ = false;
   int64_t frozen_at_ = 0;
   std::vector<float> m_, v_, buf_;
+  VarianceNorms norms_;
 };
 
 }  // namespace compopt

@@ -49,22 +49,13 @@ void OnebitLamb::do_step(std::span<float> params, std::span<const float> grads, 
 
 void OnebitLamb::warmup_step(std::span<float> params, std::span<const float> grads,
                              Communicator& comm, float lr) {
-  std::copy(grads.begin(), grads.end(), buf_.begin());
-  allreduce_mean(comm, buf_);
-  ema(m_, buf_, opt_.beta1);
-  ema_square(v_, buf_, opt_.beta2);
-  std::span<float> u(buf_);
-  adam_direction({opt_.beta1, opt_.beta2, false}, t_, static_cast<float>(options().eps), m_, v_, u);
-  const auto wd = static_cast<float>(options().weight_decay);
+  const std::span<const float> g = mean_gradient(comm, grads, buf_);
+  const AdamScalars s =
+      adam_scalars({opt_.beta1, opt_.beta2, false}, t_, static_cast<float>(options().eps), lr,
+                   static_cast<float>(options().weight_decay));
+  lamb_step(layout(), s, opt_.c_min, opt_.c_max, params, m_, v_, g, buf_, coefficients_);
   for (size_t l = 0; l < layout().num_tensors(); ++l) {
-    auto x = layout().slice(params, l);
-    auto ul = layout().slice(u, l);
-    add_scaled(ul, x, wd);
-    const double c = lamb_coefficient(l2_norm(x), l2_norm(ul), opt_.c_min, opt_.c_max);
-    coefficients_[l] = c;
-    c_avg_[l] = opt_.beta3 * c_avg_[l] + (1.0 - opt_.beta3) * c;
-    const auto step = static_cast<float>(lr * c);
-    subtract_scaled(x, ul, step);
+    c_avg_[l] = opt_.beta3 * c_avg_[l] + (1.0 - opt_.beta3) * coefficients_[l];
   }
 }
 
@@ -88,23 +79,19 @@ void OnebitLamb::compression_step(std::span<float> params, std::span<const float
   const auto eps = static_cast<float>(options().eps);
   const auto wd = static_cast<float>(options().weight_decay);
   const float b1 = opt_.beta1, b2 = opt_.beta2;
-  m_prev_ = m_;
-  ema(m_, grads, b1);
+  const UpdateKernels& kernels = update_kernels();
   const size_t layers = layout().num_tensors();
-  for (size_t l = 0; l < layers; ++l) {
-    const auto k = static_cast<float>(k_[l]);
-    for (float& x : layout().slice(std::span<float>(m_), l)) x *= k;
+  for (size_t l = 0; l < layers; ++l) {  // m_prev = m; m = ema(m, g) * k_l, one pass
+    const size_t off = layout().tensor(l).offset, n = layout().tensor(l).size;
+    kernels.lamb_scaled_momentum(m_.data() + off, m_prev_.data() + off, grads.data() + off, b1,
+                                 static_cast<float>(k_[l]), n);
   }
   channel_.allreduce_mean(comm, m_, t_);
   for (size_t l = 0; l < layers; ++l) {
-    const auto k = static_cast<float>(k_[l]);
-    for (float& x : layout().slice(std::span<float>(m_), l)) x /= k;
-  }
-  const UpdateKernels& kernels = update_kernels();
-  for (size_t l = 0; l < layers; ++l) {
     const size_t off = layout().tensor(l).offset, n = layout().tensor(l).size;
-    double r = kernels.lamb_fresh_ratio(m_.data() + off, m_prev_.data() + off, v_.data() + off,
-                                        v_fresh_.data() + off, b1, b2, eps, n);
+    double r =
+        kernels.lamb_fresh_ratio(m_.data() + off, m_prev_.data() + off, v_.data() + off,
+                                 v_fresh_.data() + off, b1, b2, eps, static_cast<float>(k_[l]), n);
     if (has_ratio_) {
       r = std::clamp(r, (1.0 - opt_.r_threshold) * ratios_[l],
                      (1.0 + opt_.r_threshold) * ratios_[l]);
@@ -120,8 +107,9 @@ void OnebitLamb::compression_step(std::span<float> params, std::span<const float
 
 OptimizerMetrics OnebitLamb::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
-  out.variance_norm = l2_norm(frozen_ ? v_fresh_ : v_);
-  out.variance_l1 = l1_norm(frozen_ ? v_fresh_ : v_);
+  const L1L2Norms norms = l1_and_l2_norms(frozen_ ? v_fresh_ : v_);
+  out.variance_norm = norms.l2;
+  out.variance_l1 = norms.l1;
   out.layer_coefficients = coefficients_;
   if (has_ratio_) out.layer_ratios = ratios_;
   return out;

@@ -1,5 +1,7 @@
 #include "core/optim/optimizer.h"
 
+#include <algorithm>
+
 #include "core/util/error.h"
 
 namespace compopt {
@@ -56,6 +58,14 @@ OptimizerMetrics Optimizer::metrics() const {
 
 void Optimizer::allreduce_mean(Communicator& comm, std::span<float> data) const {
   comm.allreduce(data, ReduceOp::kMean, common_.wire);
+}
+
+std::span<const float> Optimizer::mean_gradient(Communicator& comm, std::span<const float> grads,
+                                                std::span<float> buffer) const {
+  if (comm.size() == 1 && common_.wire == WirePrecision::kFp32) return grads;
+  std::copy(grads.begin(), grads.end(), buffer.begin());
+  allreduce_mean(comm, buffer);
+  return buffer;
 }
 
 OptimizerState Optimizer::save_state() const {

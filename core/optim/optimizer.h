@@ -95,6 +95,12 @@ class Optimizer {
 
   // grads averaged over all ranks with allreduce_mean in the configured precision.
   void allreduce_mean(Communicator& comm, std::span<float> data) const;
+  // The rank-mean gradient: `grads` itself on a single rank with the fp32 wire (the ring's
+  // mean of one rank divides by 1, which leaves every float as it is), else a copy in `buffer`
+  // (d() floats) averaged with allreduce_mean. Saves the copy and the division pass when one
+  // process trains alone.
+  std::span<const float> mean_gradient(Communicator& comm, std::span<const float> grads,
+                                       std::span<float> buffer) const;
 
   void add_note(std::string note) { notes_.push_back(std::move(note)); }
 

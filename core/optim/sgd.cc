@@ -9,9 +9,8 @@ Sgd::Sgd(ParamLayout layout, CommonOptions common)
 
 void Sgd::do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
                   float lr) {
-  std::copy(grads.begin(), grads.end(), g_.begin());
-  allreduce_mean(comm, g_);
-  apply_update(params, g_, lr, static_cast<float>(options().weight_decay));
+  apply_update(params, mean_gradient(comm, grads, g_), lr,
+               static_cast<float>(options().weight_decay));
 }
 
 }  // namespace compopt

@@ -19,6 +19,15 @@ double l2_norm(std::span<const float> x) {
   return std::sqrt(s);
 }
 
+L1L2Norms l1_and_l2_norms(std::span<const float> x) {
+  double s1 = 0, s2 = 0;
+  for (float v : x) {
+    s1 += std::fabs(static_cast<double>(v));
+    s2 += static_cast<double>(v) * static_cast<double>(v);
+  }
+  return {s1, std::sqrt(s2)};
+}
+
 void apply_update(std::span<float> x, std::span<const float> u, float lr, float weight_decay) {
   update_kernels().apply_update(x.data(), u.data(), lr, weight_decay, x.size());
 }

@@ -6,21 +6,17 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <stdexcept>
 
 #include "core/comm/compression_clock.h"
+#include "core/train/deferred_metrics.h"
+#include "core/train/first_non_finite.h"
 #include "core/train/shard_sampler.h"
 #include "core/util/error.h"
 
 namespace compopt {
 namespace {
-
-// Index of the first non-finite element, or -1.
-std::ptrdiff_t first_non_finite(std::span<const float> x) {
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (!std::isfinite(x[i])) return static_cast<std::ptrdiff_t>(i);
-  }
-  return -1;
-}
 
 std::string tensor_of(const ParamLayout& layout, size_t element) {
   for (const auto& t : layout.tensors()) {
@@ -52,6 +48,9 @@ void check_options(const TrainOptions& options) {
     throw InvalidArgument(fmt::format("steps {}, expected >= 1", options.steps));
   if (options.eval_every < 0) {
     throw InvalidArgument(fmt::format("eval_every {}, expected >= 0", options.eval_every));
+  }
+  if (options.metrics_every < 1) {
+    throw InvalidArgument(fmt::format("metrics_every {}, expected >= 1", options.metrics_every));
   }
   if (options.checkpoint_every < 0) {
     throw InvalidArgument(
@@ -172,19 +171,22 @@ LossAndTime loss_and_grad(const Communicator& comm, TaskWorker& worker, const Pa
   return {loss, measured_s};
 }
 
-// The rank-mean train loss and, when `evaluate`, the test loss and accuracy over
-// every rank's share [test_begin, test_end) of the test set.
-void reduce_losses(Communicator& comm, TaskWorker& worker, const Task& task,
-                   std::span<const float> params, double loss, bool evaluate,
-                   std::array<size_t, 2> test_range, StepRecord& record) {
-  std::array<float, 3> sums = {static_cast<float>(loss), 0.0f, 0.0f};
+// The rank-mean train loss of this step (the per-step collective).
+float mean_loss(Communicator& comm, double loss) {
+  float mean = static_cast<float>(loss);
   TrafficCounters::Scope scope(comm.traffic(), kMetricsTrafficLabel);
-  comm.allreduce(std::span<float>(sums.data(), 1), ReduceOp::kMean);
-  record.train_loss = sums[0];
-  if (!evaluate) return;
+  comm.allreduce(std::span<float>(&mean, 1), ReduceOp::kMean);
+  return mean;
+}
+
+// The test loss and accuracy over every rank's share [test_begin, test_end) of the test set.
+void evaluate_test(Communicator& comm, TaskWorker& worker, const Task& task,
+                   std::span<const float> params, std::array<size_t, 2> test_range,
+                   StepRecord& record) {
   const EvalSums e = worker.evaluate(params, test_range[0], test_range[1]);
-  sums = {static_cast<float>(e.loss_sum), static_cast<float>(e.correct),
-          static_cast<float>(e.count)};
+  std::array<float, 3> sums = {static_cast<float>(e.loss_sum), static_cast<float>(e.correct),
+                               static_cast<float>(e.count)};
+  TrafficCounters::Scope scope(comm.traffic(), kMetricsTrafficLabel);
   comm.allreduce(sums, ReduceOp::kSum);
   if (sums[2] > 0) {
     record.test_loss = sums[0] / sums[2];
@@ -201,15 +203,9 @@ std::vector<uint64_t> gather_sent(Communicator& comm, const std::array<uint64_t,
   return all_sent;
 }
 
-// Fills the record's step, progress, optimizer metrics and rank-mean traffic.
+// Fills the record's step, progress and optimizer metrics.
 void complete_record(StepRecord& record, int64_t step, int ranks, const TrainOptions& options,
-                     int64_t steps_per_epoch, const OptimizerMetrics& m,
-                     std::span<const uint64_t> all_sent, double elapsed) {
-  uint64_t bytes_sum = 0, inter_sum = 0;
-  for (size_t r = 0; r < all_sent.size(); r += 2) {
-    bytes_sum += all_sent[r];
-    inter_sum += all_sent[r + 1];
-  }
+                     int64_t steps_per_epoch, const OptimizerMetrics& m, double elapsed) {
   record.step = step;
   record.samples = step * ranks * static_cast<int64_t>(options.batch_per_rank);
   record.epoch = static_cast<double>(step) / static_cast<double>(steps_per_epoch);
@@ -219,9 +215,43 @@ void complete_record(StepRecord& record, int64_t step, int ranks, const TrainOpt
   record.var_norm_l1 = m.variance_l1;
   record.layer_coefficients = m.layer_coefficients;
   record.layer_ratios = m.layer_ratios;
-  record.bytes_sent = static_cast<double>(bytes_sum) / ranks;
-  record.bytes_sent_inter_node = static_cast<double>(inter_sum) / ranks;
   record.time_s = elapsed;
+}
+
+// The step's metric collectives, with `evaluate` (when set) run among them: per step (the loss
+// allreduce, the evaluation, the byte counters' allgather) unless `batched`, then the evaluation
+// and, when `flush`, one allgather of the steps since the last flush. Returns the rank means of
+// the steps they complete, in step order (none between flushes).
+std::vector<StepMeans> metric_collectives(Communicator& comm, bool batched, bool flush,
+                                          DeferredMetrics& deferred, double loss,
+                                          const std::array<uint64_t, 2>& mine,
+                                          const std::function<void()>& evaluate) {
+  if (batched) {
+    if (evaluate) evaluate();
+    deferred.add(static_cast<float>(loss), mine);
+    return flush ? deferred.flush(comm) : std::vector<StepMeans>{};
+  }
+  const float train_loss = mean_loss(comm, loss);
+  if (evaluate) evaluate();
+  return {step_means(train_loss, gather_sent(comm, mine))};
+}
+
+// Rank 0's records wait in `pending` for their rank means, which come in step order: once
+// `means` has them, each is completed and handed to on_record.
+void deliver(std::vector<StepRecord>& pending, std::span<const StepMeans> means,
+             const std::function<void(const StepRecord&)>& on_record) {
+  if (means.empty()) return;
+  if (means.size() != pending.size()) {
+    throw std::logic_error(
+        fmt::format("train loop: {} step means for {} records", means.size(), pending.size()));
+  }
+  for (size_t i = 0; i < means.size(); ++i) {
+    pending[i].train_loss = means[i].train_loss;
+    pending[i].bytes_sent = means[i].bytes_sent;
+    pending[i].bytes_sent_inter_node = means[i].bytes_sent_inter_node;
+    on_record(pending[i]);
+  }
+  pending.clear();
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -280,6 +310,10 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
       test_size * static_cast<size_t>(rank + 1) / static_cast<size_t>(ranks)};
 
   OptimizerTraffic traffic(comm.traffic());
+  const bool records = rank == 0 && hooks.on_record != nullptr;
+  const bool batched = options.metrics_every > 1;
+  DeferredMetrics deferred;
+  std::vector<StepRecord> pending;  // rank 0's records waiting for their rank means
   const double start = comm.now() - begin.clock_before;
   for (int64_t step = begin.first; step <= options.steps; ++step) {
     const auto step_start = std::chrono::steady_clock::now();
@@ -294,22 +328,32 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
     record.compute_s = measured_s;
     timed_optimizer_step(optimizer, params, grads, comm, record);
     record.notes = optimizer.take_notes();
-    const OptimizerMetrics m = optimizer.metrics();
+    if (records && hooks.on_note) {
+      for (const std::string& note : record.notes) hooks.on_note(step, note);
+    }
+    // Only rank 0 records them (every rank's optimizer state is the same).
+    OptimizerMetrics m;
+    if (records) m = optimizer.metrics();
     const bool evaluate = step % eval_every == 0 || step == options.steps;
-    reduce_losses(comm, *worker, task, params, loss, evaluate, test_range, record);
+    const bool checkpoint = options.checkpoint_every > 0 &&
+                            (step % options.checkpoint_every == 0 || step == options.steps);
     const TrafficTally sent = traffic.since_start();
     const std::array<uint64_t, 2> mine = {begin.sent_before[0] + sent.bytes,
                                           begin.sent_before[1] + sent.inter_node_bytes};
-    const std::vector<uint64_t> all_sent = gather_sent(comm, mine);
+    const std::vector<StepMeans> means = metric_collectives(
+        comm, batched, evaluate || checkpoint || step % options.metrics_every == 0, deferred, loss,
+        mine,
+        evaluate ? std::function<void()>(
+                       [&] { evaluate_test(comm, *worker, task, params, test_range, record); })
+                 : nullptr);
     const double elapsed = comm.now() - start;
     record.step_wall_s = seconds_since(step_start);
     if (hooks.after_step) hooks.after_step(rank, step, params);
-    if (rank == 0 && hooks.on_record) {
-      complete_record(record, step, ranks, options, steps_per_epoch, m, all_sent, elapsed);
-      hooks.on_record(record);
+    if (records) {
+      complete_record(record, step, ranks, options, steps_per_epoch, m, elapsed);
+      pending.push_back(std::move(record));
+      deliver(pending, means, hooks.on_record);
     }
-    const bool checkpoint = options.checkpoint_every > 0 &&
-                            (step % options.checkpoint_every == 0 || step == options.steps);
     if (checkpoint && hooks.on_checkpoint) {
       hooks.on_checkpoint(rank, checkpoint_of(step, params, optimizer, sampler, mine, elapsed));
     }

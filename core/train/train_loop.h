@@ -7,9 +7,10 @@
 // task, check the gradient is finite, optimizer.step, average the train loss
 // over ranks, and every eval_every steps (0: end of each epoch; always after
 // the last step) evaluate the test set split over ranks. The metric
-// collectives (loss/eval allreduce, an allgather of every rank's byte counts)
-// run under the traffic label kMetricsTrafficLabel and are excluded from
-// StepRecord::bytes_sent*, which count the optimizer's traffic only.
+// collectives (loss/eval allreduce, an allgather of every rank's byte counts;
+// batched over TrainOptions::metrics_every steps) run under the traffic label
+// kMetricsTrafficLabel and are excluded from StepRecord::bytes_sent*, which
+// count the optimizer's traffic only.
 //
 // Each step's local work is charged with comm.advance() before the optimizer
 // step: the modeled seconds of options.compute (ComputeCharge: forward and
@@ -79,14 +80,24 @@ struct TrainOptions {
   int64_t eval_every = 0;        // steps between test evaluations; 0: once per epoch
   uint64_t seed = 1;             // initial parameters and data order
   int64_t checkpoint_every = 0;  // 0: no checkpoints
+  // Steps between the metric collectives (>= 1). 1: after every step, the train loss
+  // allreduce and an allgather of every rank's byte counters. K > 1: one allgather of the
+  // losses and counters of the steps since the last one, after steps K, 2K, ..., evaluation
+  // and checkpoint steps and the last step; rank 0's on_record then gets those steps' records,
+  // with the values per-step collectives give (DeferredMetrics). Fewer synchronizations per
+  // step; on a simulated clock, which charges the collectives, time_s differs between the two.
+  int64_t metrics_every = 1;
   // Seconds charged with comm.advance() per step; unset: the measured wall time
   // of the loss/gradient computation (not reproducible run to run).
   std::optional<ComputeCharge> compute = std::nullopt;
 };
 
 struct TrainHooks {
-  // Rank 0, after every step.
+  // Rank 0, after every step (metrics_every > 1: after the step that gathers its metrics).
   std::function<void(const StepRecord&)> on_record;
+  // Rank 0 (with on_record set), at the step itself: each note the optimizer took at that step
+  // (Optimizer::take_notes), before a later failure can lose the not yet delivered records.
+  std::function<void(int64_t step, const std::string& note)> on_note;
   // Every rank, after every step, with that rank's parameters.
   std::function<void(int rank, int64_t step, std::span<const float> params)> after_step;
   // Every rank, before each optimizer step, with the stage that step runs in

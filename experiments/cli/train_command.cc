@@ -199,6 +199,7 @@ nlohmann::json train_in(const RunDirectory& dir, const Setup& s, bool quiet) {
   TrainProgress progress(c.steps, quiet);
   TrainHooks hooks;
   hooks.on_record = [&](const StepRecord& r) { progress.update(r); };
+  hooks.on_note = [&](int64_t step, const std::string& note) { progress.note(step, note); };
   const TrainResult result =
       run_training(c, train_options_of(c, s.every), hooks, checkpoint_options(dir, s));
   progress.finish();

@@ -10,11 +10,12 @@ namespace compopt::cli {
 TrainProgress::TrainProgress(int64_t total_steps, bool quiet)
     : total_(total_steps), quiet_(quiet), tty_(::isatty(::fileno(stdout)) != 0) {}
 
+void TrainProgress::note(int64_t step, const std::string& text) {
+  fmt::print("{}note: step {}: {}\n", tty_ && !quiet_ ? "\r\033[K" : "", step, text);
+  std::fflush(stdout);
+}
+
 void TrainProgress::update(const StepRecord& r) {
-  for (const std::string& note : r.notes) {
-    fmt::print("{}note: step {}: {}\n", tty_ && !quiet_ ? "\r\033[K" : "", r.step, note);
-    std::fflush(stdout);
-  }
   if (quiet_) return;
   std::string eval;
   if (r.test_loss) {

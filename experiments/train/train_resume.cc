@@ -181,11 +181,16 @@ std::map<std::string, std::string> run_settings(const TrainConfig& c, int64_t ch
 }
 
 TrainOptions train_options_of(const TrainConfig& c, int64_t checkpoint_every) {
+  // Wall-clock backends gather the step metrics every 16 steps (one synchronization instead
+  // of two per step; docs/performance.md "Training loop"); the simulator keeps them per step,
+  // where they are part of the simulated time.
+  constexpr int64_t kWallClockMetricsEvery = 16;
   return {.batch_per_rank = c.batch_per_rank,
           .steps = c.steps,
           .eval_every = c.eval_every,
           .seed = c.seed,
           .checkpoint_every = checkpoint_every,
+          .metrics_every = c.simulated ? 1 : kWallClockMetricsEvery,
           .compute = c.compute.train_charge()};
 }
 

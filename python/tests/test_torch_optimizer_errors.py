@@ -90,3 +90,23 @@ def test_torch_named_arguments_are_checked(make, message):
 def test_non_finite_learning_rates_are_named(make, message):
     with pytest.raises(compopt.InvalidArgument, match=message):
         make()
+
+
+def test_refuses_one_moved_parameter_of_many_within_a_round_of_pointer_checks():
+    # 40 parameters, 32 data pointers rechecked per step: the last one's turn is the 2nd step.
+    params = [_param() for _ in range(40)]
+    opt = ct.SGD(params, lr=0.1)
+    params[39].data = torch.zeros(3)
+    with pytest.raises(ValueError, match="parameter 39: its .data no longer lies"):
+        for _ in range(2):
+            opt.step()
+
+
+def test_refuses_a_whole_model_moved_at_the_next_step():
+    params = [_param() for _ in range(40)]
+    opt = ct.SGD(params, lr=0.1)
+    opt.step()
+    for p in params:
+        p.data = p.data.clone()
+    with pytest.raises(ValueError, match="no longer lies in the optimizer's flat buffer"):
+        opt.step()

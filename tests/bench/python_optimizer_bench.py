@@ -1,12 +1,19 @@
-"""Python-loop overhead of compopt.torch: the step time of compopt.torch.OneBitAdam against the
-C++ optimizer it wraps stepping the same flat buffer through the binding (compopt.Optimizer), and
-against torch.optim.Adam on the same model, one rank, as ratios (goals: <= 1.2x and <= 1.5x).
+"""Step times of compopt's optimizers on one thread, as ratios measured in the same run:
 
-Models of --sizes parameters cut into few (4) or many (--many) tensors; 1-bit Adam in its warmup
-stage (freeze_step far away: Adam plus a 1-rank allreduce) and after the freeze (compression).
-Gradients are in place as after backward (views of the flat gradient buffer). Times are the best
-of max(--repeats, 1e8 / params) steps (the least disturbed by other load on the machine), the
-three optimizers interleaved in rotating order.
+1. The C++ optimizer (compopt.Optimizer stepping one flat buffer through the binding) against
+   torch.optim for the same math (goal: <= 1.0): Adam with bias correction and 1-bit Adam's
+   warmup (Adam without it) against torch.optim.Adam, momentum SGD (PyTorch form) against
+   torch.optim.SGD(momentum), SGD against torch.optim.SGD, and LAMB against the same LAMB
+   written with torch's in-place tensor ops (torch.optim has none). Models of --sizes
+   parameters in 4 tensors, no weight decay.
+2. The Python-loop overhead of compopt.torch: compopt.torch.OneBitAdam against the C++
+   optimizer it wraps stepping the same flat buffer (goal: <= 1.2), and against
+   torch.optim.Adam, in warmup (freeze_step far away) and after the freeze (compression), on
+   models of few (4) or many (--many) tensors.
+
+Gradients are in place as after backward. Times are this thread's CPU time, the best of
+max(--repeats, 1e8 / params) steps (the least disturbed by other load on the machine), the
+optimizers compared interleaved in rotating order.
 
 usage (make bench runs it):
   PYTHONPATH=python COMPOPT_BUILD_DIR=build /usr/bin/python3 tests/bench/python_optimizer_bench.py
@@ -35,9 +42,75 @@ def _fill_grads(params):
 
 
 def _timed(step):
-    start = time.perf_counter()
+    # CPU time of this thread: everything here runs on it (one torch thread, the C++ step
+    # called without threads of its own), and time the scheduler gives other processes on a
+    # shared machine is left out.
+    start = time.thread_time()
     step()
-    return time.perf_counter() - start
+    return time.thread_time() - start
+
+
+def _best_times(steps, repeats):
+    """Best seconds per call of each of `steps` (name -> callable), interleaved in rotation."""
+    for step in steps.values():
+        for _ in range(3):
+            step()
+    times = {name: [] for name in steps}
+    order = list(steps)
+    for r in range(repeats):
+        k = r % len(order)
+        for name in order[k:] + order[:k]:  # each follows each other as often
+            times[name].append(_timed(steps[name]))
+    return {name: min(t) for name, t in times.items()}
+
+
+class _TorchLamb:
+    """LAMB as compopt's 'lamb' computes it (no bias correction, no weight decay, trust ratio
+    ||x|| / ||u|| clipped to [0.01, 10]) in torch's in-place tensor ops, tensor by tensor."""
+
+    def __init__(self, params, lr, betas=(0.9, 0.999), eps=1e-8):
+        self.params, self.lr, self.betas, self.eps = params, lr, betas, eps
+        self.m = [torch.zeros_like(p) for p in params]
+        self.v = [torch.zeros_like(p) for p in params]
+
+    @torch.no_grad()
+    def step(self):
+        b1, b2 = self.betas
+        for p, m, v in zip(self.params, self.m, self.v):
+            m.mul_(b1).add_(p.grad, alpha=1 - b1)
+            v.mul_(b2).addcmul_(p.grad, p.grad, value=1 - b2)
+            u = v.sqrt().add_(self.eps)
+            torch.div(m, u, out=u)
+            x_norm, u_norm = float(p.norm()), float(u.norm())
+            c = 1.0 if x_norm == 0 or u_norm == 0 else min(max(x_norm / u_norm, 0.01), 10.0)
+            p.add_(u, alpha=-self.lr * c)
+
+
+# (label, registry name, keys, the torch.optim counterpart over a parameter list)
+_SAME_MATH = [
+    ("Adam (bias correction)", "adam", {"lr": "1e-4", "bias_correction": "true"},
+     lambda ps: torch.optim.Adam(ps, lr=1e-4, eps=1e-8)),
+    ("1-bit Adam warmup", "onebit-adam", {"lr": "1e-4", "freeze_step": str(10 ** 9)},
+     lambda ps: torch.optim.Adam(ps, lr=1e-4, eps=1e-8)),
+    ("momentum SGD (pytorch form)", "momentum-sgd", {"lr": "1e-2", "form": "pytorch"},
+     lambda ps: torch.optim.SGD(ps, lr=1e-2, momentum=0.9)),
+    ("SGD", "sgd", {"lr": "1e-2"}, lambda ps: torch.optim.SGD(ps, lr=1e-2)),
+    ("LAMB (torch ops)", "lamb", {"lr": "1e-3"}, lambda ps: _TorchLamb(ps, lr=1e-3)),
+]
+
+
+def measure_same_math(size, name, keys, make_torch, repeats):
+    """Best seconds per step of (the bound C++ optimizer, its torch counterpart)."""
+    torch_params = _model(size, 4)
+    _fill_grads(torch_params)
+    theirs = make_torch(torch_params)
+    layout = [(f"param{i}", p.numel()) for i, p in enumerate(torch_params)]
+    raw = compopt.Optimizer(name, keys, layout)
+    flat_x = torch.cat([p.detach().reshape(-1) for p in torch_params]).numpy()
+    flat_g = torch.randn(size).numpy()
+    world = compopt.init()
+    return _best_times({"raw": lambda: raw.step(flat_x, flat_g, world), "torch": theirs.step},
+                       repeats)
 
 
 def measure(size, tensors, freeze_step, repeats):
@@ -53,16 +126,9 @@ def measure(size, tensors, freeze_step, repeats):
     world = compopt.init()
     steps = {"ours": ours.step, "raw": lambda: raw.step(flat_x, flat_g, world),
              "torch": theirs.step}
-    for step in steps.values():
-        for _ in range(3):
-            step()
-    times = {name: [] for name in steps}
-    order = list(steps)
-    for r in range(repeats):
-        for name in order[r % 3:] + order[:r % 3]:  # each follows each other as often
-            times[name].append(_timed(steps[name]))
+    times = _best_times(steps, repeats)
     assert ours.stage == raw.stage
-    return {name: min(t) for name, t in times.items()}
+    return times
 
 
 def main():
@@ -73,11 +139,23 @@ def main():
                         help="steps timed per optimizer (at least 1e8 / params)")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    print(f"torch {torch.__version__}, 1 thread, best of max({args.repeats}, 1e8 / params) steps")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"torch {torch.__version__}, 1 thread, thread CPU time, best of max({args.repeats}, "
+          "1e8 / params) steps")
+    print("\nC++ optimizer against torch.optim for the same math, 4 tensors:")
+    print("| params | optimizer | C++ ms | torch ms | C++ / torch (goal <= 1.0) |")
+    print("|---|---|---|---|---|")
+    for size in sizes:
+        for label, name, keys, make_torch in _SAME_MATH:
+            t = measure_same_math(size, name, keys, make_torch,
+                                  max(args.repeats, 100_000_000 // size))
+            print(f"| {size:.0e} | {label} | {t['raw'] * 1e3:.3f} | {t['torch'] * 1e3:.3f} "
+                  f"| {t['raw'] / t['torch']:.2f} |", flush=True)
+    print("\ncompopt.torch.OneBitAdam against the C++ optimizer it wraps and torch.optim.Adam:")
     print("| params | tensors | stage | compopt.torch ms | C++ ms | torch Adam ms "
           "| vs C++ (goal <= 1.2) | vs torch Adam (goal <= 1.5) |")
     print("|---|---|---|---|---|---|---|---|")
-    for size in (int(s) for s in args.sizes.split(",")):
+    for size in sizes:
         for tensors in (4, args.many):
             for stage, freeze in (("warmup", 10 ** 9), ("compression", 1)):
                 t = measure(size, tensors, freeze, max(args.repeats, 100_000_000 // size))

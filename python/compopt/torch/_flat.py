@@ -7,11 +7,14 @@ pointers). Gradients that autograd allocated elsewhere
 (after ``zero_grad(set_to_none=True)``) are copied in and re-pointed at the flat buffer; a
 parameter without a gradient contributes zeros (as DDP does for unused parameters).
 """
+from itertools import cycle
 from operator import attrgetter, is_
 
 import torch
 
 _GRAD = attrgetter("grad")
+# Parameters whose data pointer gather_grads() rechecks per step, in rotation.
+POINTER_CHECKS_PER_STEP = 32
 
 
 def _check_parameter(index, p):
@@ -62,6 +65,9 @@ class FlatParameters:
             self.layout.append((f"param{index}", n))
             offset += n
         self._data_ptrs = [p.data_ptr() for p in self._params]
+        k = POINTER_CHECKS_PER_STEP
+        self._pointer_windows = cycle([(self._params[i:i + k], self._data_ptrs[i:i + k])
+                                       for i in range(0, max(len(self._params), 1), k)])
         # Zero-copy NumPy views for the CPU optimizer; CUDA buffers go by device pointer.
         on_cpu = self.device.type == "cpu"
         self.params_np = self.params.numpy() if on_cpu else None
@@ -70,19 +76,25 @@ class FlatParameters:
     def gather_grads(self):
         """Brings every gradient into the flat grad buffer (a no-op for views of it).
 
-        The common case (every gradient still the view, every parameter still on the flat
-        buffer) is checked with C-level map()s: about 0.2 us per tensor."""
-        if list(map(torch.Tensor.data_ptr, self._params)) != self._data_ptrs:
+        The common case is checked with C-level map()s (about 0.1 us per tensor): every
+        gradient, every step, is still its view (one autograd put elsewhere must be copied in);
+        and the data pointers of the next POINTER_CHECKS_PER_STEP parameters, in rotation, still
+        lie on the flat buffer. A model moved to another device or dtype moves all of them, so
+        the next step refuses it; a single parameter's .data replaced by hand is refused within
+        ceil(parameters / POINTER_CHECKS_PER_STEP) steps."""
+        params, data_ptrs = next(self._pointer_windows)
+        if list(map(torch.Tensor.data_ptr, params)) != data_ptrs:
             self._refuse_moved()
         if all(map(is_, map(_GRAD, self._params), self._grad_views)):
             return
-        for p, grad_view in zip(self._params, self._grad_views):
-            g = p.grad
-            if g is None:
-                grad_view.zero_()
-            elif g is not grad_view:
-                grad_view.copy_(g)
-                p.grad = grad_view
+        with torch.no_grad():  # a gradient of create_graph=True must not join a graph
+            for p, grad_view in zip(self._params, self._grad_views):
+                g = p.grad
+                if g is None:
+                    grad_view.zero_()
+                elif g is not grad_view:
+                    grad_view.copy_(g)
+                    p.grad = grad_view
 
     def _refuse_moved(self):
         for index, (p, data_ptr) in enumerate(zip(self._params, self._data_ptrs)):

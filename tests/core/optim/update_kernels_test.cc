@@ -161,30 +161,183 @@ TEST(UpdateKernels, MomentumFormsMatchScalarLoopsWithAliasedDirection) {
 TEST(UpdateKernels, BirderMatchesScalarLoop) {
   const float beta = 0.95f, eps = 1e-8f;
   for (const bool use_max : {false, true}) {
+    // q aliasing g (the hierarchical shard) and q apart from g (the flat optimizer).
+    for (const size_t q : {size_t{3}, size_t{4}}) {
+      expect_same(
+          "birder", 5,
+          [&](const UpdateKernels& k, auto& a, size_t n) {
+            k.birder(a[0], a[1], a[2], a[3], a[q], beta, eps, use_max, n);
+          },
+          [&](auto& a, size_t n) {
+            for (size_t j = 0; j < n; ++j) {
+              const float g = a[3][j];
+              a[0][j] = beta * a[0][j] + (1.0f - beta) * g;
+              a[1][j] = beta * a[1][j] + (1.0f - beta) * std::fabs(g);
+              a[2][j] = use_max ? std::max(a[2][j], a[1][j]) : a[1][j];
+              a[q][j] = a[0][j] / (a[2][j] + eps);
+            }
+          });
+    }
+  }
+}
+
+// The fused kernels against the unfused scalar loops run one after the other, with the
+// intermediate vector (u, dir) stored as the optimizers stored it before.
+namespace unfused {
+
+void adam_moments(float* m, float* v, const float* g, const AdamScalars& s, float* u, size_t n) {
+  for (size_t j = 0; j < n; ++j) m[j] = s.beta1 * m[j] + (1.0f - s.beta1) * g[j];
+  for (size_t j = 0; j < n; ++j) v[j] = s.beta2 * v[j] + (1.0f - s.beta2) * g[j] * g[j];
+  for (size_t j = 0; j < n; ++j) u[j] = (m[j] / s.c1) / (std::sqrt(v[j] / s.c2) + s.eps);
+}
+
+void apply(float* x, const float* u, const AdamScalars& s, size_t n) {
+  for (size_t j = 0; j < n; ++j) x[j] -= s.lr * (u[j] + s.wd * x[j]);
+}
+
+}  // namespace unfused
+
+const AdamScalars kBiasCorrected{.beta1 = 0.9f,
+                                 .beta2 = 0.999f,
+                                 .c1 = 0.271f,
+                                 .c2 = 0.002997f,
+                                 .eps = 1e-8f,
+                                 .lr = 0.01f,
+                                 .wd = 0.1f};
+const AdamScalars kUncorrected{.beta1 = 0.8f, .beta2 = 0.99f, .eps = 1e-6f, .lr = 3e-4f, .wd = 0};
+
+TEST(UpdateKernels, AdamStepMatchesTheFourLoops) {
+  for (const AdamScalars& s : {kBiasCorrected, kUncorrected}) {
     expect_same(
-        "birder", 4,
+        "adam_step", 4,
         [&](const UpdateKernels& k, auto& a, size_t n) {
-          k.birder(a[0], a[1], a[2], a[3], beta, eps, use_max, n);
+          k.adam_step(a[0], a[1], a[2], a[3], s, n);
         },
         [&](auto& a, size_t n) {
-          for (size_t j = 0; j < n; ++j) {
-            a[0][j] = beta * a[0][j] + (1.0f - beta) * a[3][j];
-            a[1][j] = beta * a[1][j] + (1.0f - beta) * std::fabs(a[3][j]);
-            a[2][j] = use_max ? std::max(a[2][j], a[1][j]) : a[1][j];
-            a[3][j] = a[0][j] / (a[2][j] + eps);
-          }
+          std::vector<float> u(n);
+          unfused::adam_moments(a[1], a[2], a[3], s, u.data(), n);
+          unfused::apply(a[0], u.data(), s, n);
+        });
+    expect_same(
+        "adam_apply", 3,
+        [&](const UpdateKernels& k, auto& a, size_t n) { k.adam_apply(a[0], a[1], a[2], s, n); },
+        [&](auto& a, size_t n) {
+          std::vector<float> u(n);
+          for (size_t j = 0; j < n; ++j)
+            u[j] = (a[1][j] / s.c1) / (std::sqrt(a[2][j] / s.c2) + s.eps);
+          unfused::apply(a[0], u.data(), s, n);
         });
   }
 }
 
+TEST(UpdateKernels, LambDirectionMatchesTheLoopsAndL2Norm) {
+  for (const AdamScalars& s : {kBiasCorrected, kUncorrected}) {
+    for (const size_t n : lengths()) {
+      // Finite inputs with v >= 0 (norms of NaNs compare poorly), u apart from g and on g.
+      std::vector<float> x = random_floats(n, 1), m = random_floats(n, 2), v = random_floats(n, 3),
+                         g = random_floats(n, 4);
+      for (float& e : v) e = std::fabs(e);
+      auto want_m = m, want_v = v;
+      std::vector<float> want_u(n);
+      unfused::adam_moments(want_m.data(), want_v.data(), g.data(), s, want_u.data(), n);
+      for (size_t j = 0; j < n; ++j) want_u[j] += s.wd * x[j];
+      for (const UpdateKernels* table : tables()) {
+        for (const bool on_g : {false, true}) {
+          auto got_m = m, got_v = v, got_g = g;
+          std::vector<float> separate(n);
+          float* u = on_g ? got_g.data() : separate.data();
+          double squares[2] = {0.0, 0.0};
+          table->lamb_direction(x.data(), got_m.data(), got_v.data(), got_g.data(), u, s, squares,
+                                n);
+          EXPECT_EQ(first_difference(got_m, want_m), -1) << n;
+          EXPECT_EQ(first_difference(got_v, want_v), -1) << n;
+          EXPECT_EQ(first_difference(std::vector<float>(u, u + n), want_u), -1) << n;
+          EXPECT_EQ(std::sqrt(squares[0]), l2_norm(x)) << n;
+          EXPECT_EQ(std::sqrt(squares[1]), l2_norm(want_u)) << n;
+        }
+      }
+    }
+  }
+}
+
+TEST(UpdateKernels, MomentumStepsMatchMomentumThenApply) {
+  const float b = 0.9f, lr = 0.05f, wd = 0.01f;
+  for (const bool nesterov : {false, true}) {
+    for (const bool paper : {false, true}) {
+      expect_same(
+          paper ? "momentum_paper_step" : "momentum_pytorch_step", 3,
+          [&](const UpdateKernels& k, auto& a, size_t n) {
+            (paper ? k.momentum_paper_step : k.momentum_pytorch_step)(a[0], a[1], a[2], b, nesterov,
+                                                                      lr, wd, n);
+          },
+          [&](auto& a, size_t n) {
+            std::vector<float> dir(n);
+            for (size_t j = 0; j < n; ++j) {
+              const float g = a[2][j];
+              a[1][j] = paper ? b * a[1][j] + (1.0f - b) * g : b * a[1][j] + g;
+              const float nest = paper ? b * a[1][j] + (1.0f - b) * g : g + b * a[1][j];
+              dir[j] = nesterov ? nest : a[1][j];
+            }
+            for (size_t j = 0; j < n; ++j) a[0][j] -= lr * (dir[j] + wd * a[0][j]);
+          });
+    }
+  }
+}
+
+TEST(UpdateKernels, LambScaledMomentumMatchesCopyEmaAndScale) {
+  for (const float k : {1.0f, 0.37f, 3e38f}) {
+    expect_same(
+        "lamb_scaled_momentum", 3,
+        [&](const UpdateKernels& t, auto& a, size_t n) {
+          t.lamb_scaled_momentum(a[0], a[1], a[2], 0.9f, k, n);
+        },
+        [&](auto& a, size_t n) {
+          for (size_t j = 0; j < n; ++j) a[1][j] = a[0][j];
+          for (size_t j = 0; j < n; ++j) a[0][j] = 0.9f * a[0][j] + (1.0f - 0.9f) * a[2][j];
+          for (size_t j = 0; j < n; ++j) a[0][j] *= k;
+        });
+  }
+}
+
+TEST(UpdateKernels, AdamStepHandValues) {
+  // g = 2, m = 0, v = 0, beta1 = beta2 = 0.5, c1 = c2 = 1, eps = 0: m = 1, v = 0.5*2*2 = 2,
+  // u = 1/sqrt(2); x = 1, lr = 1, wd = 0: x = 1 - 1/sqrt(2). With c1 = 0.5, c2 = 0.5:
+  // u = (1/0.5) / sqrt(2/0.5) = 1, x = 0.
+  for (const UpdateKernels* k : tables()) {
+    for (const auto& [c, want] :
+         {std::pair{1.0f, 1.0f - 1.0f / std::sqrt(2.0f)}, std::pair{0.5f, 0.0f}}) {
+      std::vector<float> x(9, 1.0f), m(9, 0.0f), v(9, 0.0f), g(9, 2.0f);
+      const AdamScalars s{
+          .beta1 = 0.5f, .beta2 = 0.5f, .c1 = c, .c2 = c, .eps = 0, .lr = 1, .wd = 0};
+      k->adam_step(x.data(), m.data(), v.data(), g.data(), s, 9);
+      EXPECT_EQ(m, std::vector<float>(9, 1.0f));
+      EXPECT_EQ(v, std::vector<float>(9, 2.0f));
+      EXPECT_EQ(x, std::vector<float>(9, want)) << c;
+    }
+  }
+}
+
+TEST(UpdateKernels, L1AndL2NormsInOnePassEqualTheSeparateNorms) {
+  for (const size_t n : lengths()) {
+    const std::vector<float> x = random_floats(n, 11);
+    const L1L2Norms both = l1_and_l2_norms(x);
+    EXPECT_EQ(both.l1, l1_norm(x)) << n;
+    EXPECT_EQ(both.l2, l2_norm(x)) << n;
+  }
+  const std::vector<float> hand = {3.0f, -4.0f};  // |3| + |-4| = 7, sqrt(9 + 16) = 5
+  EXPECT_EQ(l1_and_l2_norms(hand).l1, 7.0);
+  EXPECT_EQ(l1_and_l2_norms(hand).l2, 5.0);
+}
+
 TEST(UpdateKernels, LambFreshRatioMatchesScalarLoop) {
   const float b1 = 0.9f, b2 = 0.999f;
-  for (const float eps : {1e-6f, 0.0f}) {
+  for (const auto& [eps, k] : {std::pair{1e-6f, 1.0f}, std::pair{0.0f, 1.0f}, {1e-6f, 0.37f}}) {
     for (const size_t n : lengths()) {
       std::vector<std::vector<float>> a;
       for (uint32_t i = 0; i < 4; ++i) a.push_back(inputs(n, static_cast<uint32_t>(n) + i));
       auto want = a;
       double want_r = 0;
+      for (size_t j = 0; j < n; ++j) want[0][j] /= k;  // the momentum's scaling undone first
       for (size_t j = 0; j < n; ++j) {
         const float g = (want[0][j] - b1 * want[1][j]) / (1.0f - b1);
         want[3][j] = b2 * want[3][j] + (1.0f - b2) * g * g;
@@ -194,8 +347,9 @@ TEST(UpdateKernels, LambFreshRatioMatchesScalarLoop) {
       for (const UpdateKernels* table : tables()) {
         auto got = a;
         const double r = table->lamb_fresh_ratio(got[0].data(), got[1].data(), got[2].data(),
-                                                 got[3].data(), b1, b2, eps, n);
+                                                 got[3].data(), b1, b2, eps, k, n);
         EXPECT_EQ(std::memcmp(&r, &want_r, sizeof r), 0) << "n=" << n << " " << r << " " << want_r;
+        EXPECT_EQ(first_difference(got[0], want[0]), -1) << "n=" << n;
         EXPECT_EQ(first_difference(got[3], want[3]), -1) << "n=" << n;
       }
     }
@@ -214,14 +368,15 @@ TEST(UpdateKernels, LambFreshRatioHandValues) {
       vf[at] = 12.0f;
       v[5] = -1.0f;
       const double r = table->lamb_fresh_ratio(m.data(), m_prev.data(), v.data(), vf.data(), 0.5f,
-                                               0.75f, 0.0f, 9);
+                                               0.75f, 0.0f, 1.0f, 9);
       EXPECT_EQ(r, 3.0) << at;
       EXPECT_EQ(vf[at], 9.0f);
       EXPECT_EQ(vf[at == 3 ? 8 : 3], 4.0f);
     }
     std::vector<float> z(4, 0.0f), v(4, 1.0f);
-    EXPECT_EQ(table->lamb_fresh_ratio(z.data(), z.data(), v.data(), z.data(), 0.9f, 0.9f, 0.0f, 0),
-              0.0);
+    EXPECT_EQ(
+        table->lamb_fresh_ratio(z.data(), z.data(), v.data(), z.data(), 0.9f, 0.9f, 0.0f, 1.0f, 0),
+        0.0);
   }
 }
 
