@@ -39,8 +39,8 @@ def read_rows(run_dir):
 
 
 def _row_label(r, several_gpu_counts):
-    name = "%s\n%s" % (cp.workload_label(r["workload"]), cp.pair_label(r["optimizer"],
-                                                                        r["baseline"]))
+    pair = cp.pair_label(r["optimizer"], r["baseline"])
+    name = "%s\n%s" % (cp.workload_label(r["workload"]), pair)
     return name + (" (%d GPUs)" % r["gpus"] if several_gpu_counts else "")
 
 

@@ -21,7 +21,6 @@ VARIANCE_SCHEMA = {"beta2": "f", "step": "i", "lr": "f?", "train_loss": "f?",
 FREEZE_SCHEMA = {"beta2": "f", "delta": "i", "threshold": "f", "freeze_step": "i?"}
 
 
-
 def plot(run_dir, study=STUDY, model="Fashion-MNIST MLP"):
     """study: the folder of the CSVs (plot_torch_variance.py draws its own with this)."""
     table = cp.read_csv(cp.study_csv(run_dir, study, "variance.csv"), VARIANCE_SCHEMA)
