@@ -285,6 +285,17 @@ def figure_legend(fig, handles, labels, ncol=4):
                       frameon=False)
 
 
+def shared_legend(fig, axes, ncol=4):
+    """One legend under the figure with every distinct label of the given axes."""
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    return figure_legend(fig, handles, labels, ncol=min(ncol, max(1, len(labels))))
+
+
 def legend_in_slot(ax, handles, labels, **kwargs):
     """Turns an unused panel of a grid into the figure's legend (no data under it)."""
     ax.axis("off")
@@ -317,9 +328,15 @@ def _place_caption(fig):
              color="0.2")
 
 
+# Past Okabe-Ito's eight: Paul Tol's "muted" colours (also colour-blind safe).
+_MORE_COLORS = ["#882255", "#44AA99", "#999933", "#AA4499", "#332288", "#88CCEE", "#117733",
+                "#DDCC77"]
+
+
 def palette(i):
-    """The i-th colour of the colour-blind-safe palette (wraps around)."""
-    return OKABE_ITO[i % len(OKABE_ITO)]
+    """The i-th colour of the colour-blind-safe palette (16 colours, then wraps around)."""
+    colors = OKABE_ITO + _MORE_COLORS
+    return colors[i % len(colors)]
 
 
 def plain_log_ticks(ax, axis="x"):
@@ -371,20 +388,25 @@ def save(fig, run_dir, study, out_dir=None):
     return written
 
 
-def draw(module, run_dir, out_dir=None):
-    """Runs one plot module on run_dir; returns (exit code, written paths or message)."""
+def draw_figure(make, run_dir, name, out_dir=None):
+    """Calls make() for a figure and saves it as <name>.png/.pdf (see save); returns (exit
+    code, written paths or a one-line message): 0 written, 2 bad CSV, 1 plotting bug."""
     try:
-        fig = module.plot(run_dir)
-        return 0, save(fig, run_dir, module.STUDY, out_dir)
+        return 0, save(make(), run_dir, name, out_dir)
     except CsvError as e:
         return 2, "error: %s" % e
     except Exception as e:  # a plotting bug: one line, the traceback only on request
         if os.environ.get("COMPOPT_PLOT_DEBUG"):
             raise
         return 1, "error: %s figure failed: %s: %s (set COMPOPT_PLOT_DEBUG=1 for the traceback)" % (
-            module.STUDY, type(e).__name__, e)
+            name, type(e).__name__, e)
     finally:
         plt.close("all")
+
+
+def draw(module, run_dir, out_dir=None):
+    """Runs one plot module on run_dir; returns (exit code, written paths or message)."""
+    return draw_figure(lambda: module.plot(run_dir), run_dir, module.STUDY, out_dir)
 
 
 def run_main(module, argv=None):

@@ -66,7 +66,6 @@ def _panel(ax, table, workload, break_evens):
     cp.plain_log_ticks(ax, "x")
     cp.plain_log_ticks(ax, "y")
     ax.set_title(cp.workload_label(workload))
-    ax.legend(loc="upper right", fontsize=7.5)
 
 
 def plot(run_dir):
@@ -80,6 +79,7 @@ def plot(run_dir):
         _panel(ax, table, workload, break_evens)
     for ax in list(axes.flat)[len(workloads):]:
         ax.set_visible(False)
+    cp.shared_legend(fig, [ax for ax in axes.flat if ax.get_visible()])
     for ax in axes[-1]:
         ax.set_xlabel("effective inter-node bandwidth (Gbit/s)")
     for ax in axes[:, 0]:

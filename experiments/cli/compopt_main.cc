@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
   compopt::cli::register_sweep_command(app);
   compopt::cli::register_validate_command(app);
   compopt::cli::register_reproduce_command(app);
+  compopt::cli::register_plot_command(app);
   compopt::cli::register_list_command(app);
   try {
     app.parse(argc, argv);
