@@ -90,7 +90,8 @@ def plot(run_dir):
     gpus = sorted(table.unique("gpus"))
     fig.suptitle("Compression-stage speedup vs network bandwidth (%s GPUs, simulated)"
                  % "/".join(str(g) for g in gpus))
-    note = ("Speedup = baseline step time / compressed step time, both axes logarithmic; "
+    note = ("Speedup = baseline step time / compressed step time, both axes logarithmic; lines "
+            "join the sampled bandwidths; "
             "dotted line: no gain. Effective bandwidth = the rate collectives achieve (the "
             "cluster preset's NIC rate times its calibrated efficiency).")
     if break_evens:
