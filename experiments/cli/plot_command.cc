@@ -76,8 +76,8 @@ void check_path(const std::string& path) {
   if (!fs::is_directory(p)) throw InvalidArgument(fmt::format("{}: no such run directory", path));
   std::ifstream in(p / "run.json");
   if (!in)
-    throw InvalidArgument(fmt::format(
-        "{}: not a run directory (no run.json; compopt {} write one)", path, kind_names()));
+    throw InvalidArgument(fmt::format("{}: not a run directory (no run.json; compopt {} write one)",
+                                      path, kind_names()));
   const nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (!run.is_object() || !run.contains("command") || !run["command"].is_string())
     throw InvalidArgument(fmt::format("{}/run.json: no \"command\" naming the run's kind", path));
@@ -100,14 +100,14 @@ fs::path check(const Options& o) {
     throw InvalidArgument(fmt::format("--out {}: exists and is not a directory", o.out));
   const fs::path script = analysis_dir(o) / "plot_run.py";
   if (!fs::is_regular_file(script))
-    throw InvalidArgument(fmt::format(
-        "--analysis-dir {}: no plot_run.py in it, expected compopt's analysis/ folder",
-        analysis_dir(o).string()));
+    throw InvalidArgument(
+        fmt::format("--analysis-dir {}: no plot_run.py in it, expected compopt's analysis/ folder",
+                    analysis_dir(o).string()));
   if (!fs::exists(kPython))
-    throw std::runtime_error(fmt::format(
-        "{} not found: the figures need Debian's python3 with python3-matplotlib "
-        "(bash scripts/install_deps.sh)",
-        kPython));
+    throw std::runtime_error(
+        fmt::format("{} not found: the figures need Debian's python3 with python3-matplotlib "
+                    "(bash scripts/install_deps.sh)",
+                    kPython));
   return script;
 }
 

@@ -1,7 +1,7 @@
 // Bandwidth sweep ([1BA] §7.2, [1BL] §6): compression-stage speedup of each
 // compressed optimizer over its baseline on 256 GPUs as the inter-node
-// bandwidth goes from 50 Mbit/s to 1000 Gbit/s (the break-even study's search range), everything else as the paper's
-// cluster. No paper gives these curves as numbers, so the report lists ours;
+// bandwidth goes from 50 Mbit/s to 1000 Gbit/s (the break-even study's search range), everything
+// else as the paper's cluster. No paper gives these curves as numbers, so the report lists ours;
 // the end-to-end speedup is 1/(w + (1-w)/s) (docs/algorithms.md) with the warmup fraction w = 0.15
 // the convergence runs use.
 
