@@ -98,7 +98,7 @@ fs::path check(const Options& o) {
   for (const std::string& path : o.paths) check_path(path);
   if (!o.out.empty() && fs::exists(o.out) && !fs::is_directory(o.out))
     throw InvalidArgument(fmt::format("--out {}: exists and is not a directory", o.out));
-  const fs::path script = analysis_dir(o) / "plot_run.py";
+  fs::path script = analysis_dir(o) / "plot_run.py";
   if (!fs::is_regular_file(script))
     throw InvalidArgument(
         fmt::format("--analysis-dir {}: no plot_run.py in it, expected compopt's analysis/ folder",
@@ -117,6 +117,7 @@ int run_script(const fs::path& script, const Options& o) {
   if (!o.out.empty()) args.insert(args.end(), {"--out", o.out});
   args.insert(args.end(), o.paths.begin(), o.paths.end());
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::fflush(nullptr);
