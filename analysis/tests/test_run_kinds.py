@@ -140,3 +140,12 @@ def test_plot_all_draws_a_train_run_and_fails_with_nothing_to_draw(kinds, tmp_pa
     result = run_script("plot_all.py", tmp_path)
     assert result.returncode == 1
     assert "no study CSV found" in result.stderr
+
+
+def test_same_kind_twice_into_out_keeps_both(kinds, tmp_path):
+    shutil.copytree(kinds / "prof", kinds / "prof2")
+    out = tmp_path / "out"
+    result = run_script("plot_run.py", "--out", out, kinds / "prof", kinds / "prof2")
+    assert result.returncode == 0, result.stderr
+    assert sorted(p for p in os.listdir(out) if p.endswith(".png")) == [
+        "prof-profile.png", "prof-trace.png", "prof2-profile.png", "prof2-trace.png"]
