@@ -165,20 +165,26 @@ def study_csv(run_dir, study, name):
 
 # ---------------------------------------------------------------- style
 
-# One color per optimizer across every figure (tab10 order, fixed).
-_OPTIMIZER_COLORS = {
-    "adam": "#1f77b4",
-    "onebit-adam": "#d62728",
-    "naive-onebit-adam": "#ff7f0e",
-    "lamb": "#2ca02c",
-    "onebit-lamb": "#9467bd",
-    "birder": "#8c564b",
-    "birder-hierarchical": "#e377c2",
-    "momentum-sgd": "#7f7f7f",
-    "bertadam": "#17becf",
+# Okabe & Ito's colour-blind-safe palette (Color Universal Design, 2008), in the order the
+# figures hand out colours to things that are not optimizers (β2 values, schemes, GPUs/node).
+OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
+             "#F0E442"]
+
+# The one table of optimizer styles: every figure draws an optimizer in this colour and
+# marker. Baselines and their compressed counterparts get contrasting hues; BertAdam and
+# momentum SGD never share a figure panel, so they may share neutral tones.
+_OPTIMIZER_STYLES = {
+    "adam": ("#0072B2", "o"),
+    "onebit-adam": ("#D55E00", "s"),
+    "naive-onebit-adam": ("#CC79A7", "v"),
+    "lamb": ("#009E73", "^"),
+    "onebit-lamb": ("#E69F00", "D"),
+    "birder": ("#56B4E9", "P"),
+    "birder-hierarchical": ("#882255", "X"),
+    "momentum-sgd": ("#000000", "o"),
+    "bertadam": ("#555555", "o"),
 }
-_FALLBACK_COLORS = ["#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39",
-                    "#7b4173", "#3182bd"]
+_FALLBACK_COLORS = ["#44AA99", "#117733", "#999933", "#AA4499", "#332288", "#88CCEE"]
 
 _OPTIMIZER_LABELS = {
     "adam": "Adam",
@@ -213,9 +219,14 @@ def workload_label(workload):
 
 def color(optimizer):
     """The optimizer's color (stable for names not in the table too)."""
-    if optimizer in _OPTIMIZER_COLORS:
-        return _OPTIMIZER_COLORS[optimizer]
+    if optimizer in _OPTIMIZER_STYLES:
+        return _OPTIMIZER_STYLES[optimizer][0]
     return _FALLBACK_COLORS[zlib.crc32(str(optimizer).encode()) % len(_FALLBACK_COLORS)]
+
+
+def marker(optimizer):
+    """The optimizer's marker (a circle for names not in the table)."""
+    return _OPTIMIZER_STYLES.get(optimizer, (None, "o"))[1]
 
 
 def label(optimizer):
@@ -274,19 +285,58 @@ def figure_legend(fig, handles, labels, ncol=4):
                       frameon=False)
 
 
-def clip_upper(ax, values, floor, quantile=0.95, margin=1.1):
-    """Caps the y axis at the given quantile of values (at least floor) when a few
-    early outliers would flatten the rest; says so on the panel."""
-    import numpy as np
-    vals = np.array(finite(values), dtype=float)
-    if vals.size == 0:
+def shared_legend(fig, axes, ncol=4):
+    """One legend under the figure with every distinct label of the given axes."""
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    return figure_legend(fig, handles, labels, ncol=min(ncol, max(1, len(labels))))
+
+
+def legend_in_slot(ax, handles, labels, **kwargs):
+    """Turns an unused panel of a grid into the figure's legend (no data under it)."""
+    ax.axis("off")
+    return ax.legend(handles, labels, loc="center", frameon=False, **kwargs)
+
+
+def caption(fig, text):
+    """A caption under everything else in the figure (units, what stands in for what, how
+    many seeds); save() places it once the layout is known."""
+    fig.compopt_caption = text
+
+
+def _place_caption(fig):
+    import textwrap
+    text = getattr(fig, "compopt_caption", None)
+    if not text:
         return
-    cap = max(floor, float(np.quantile(vals, quantile))) * margin
-    if vals.max() > cap:
-        lo = float(vals.min())
-        ax.set_ylim(lo - 0.05 * (cap - lo), cap)
-        ax.text(0.99, 0.98, "y clipped at %.3g (max %.3g)" % (cap, vals.max()),
-                transform=ax.transAxes, ha="right", va="top", fontsize=7, color="0.35")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    to_fig = fig.transFigure.inverted()
+    bottoms = [0.0]
+    for artist in list(fig.legends) + list(fig.axes):
+        if artist.get_visible():
+            box = artist.get_tightbbox(renderer)
+            if box is not None:
+                bottoms.append(to_fig.transform((0, box.y0))[1])
+    width = max(60, int(fig.get_figwidth() * 14))
+    lines = textwrap.wrap(text, width, break_on_hyphens=False)
+    fig.text(0.01, min(bottoms) - 0.015, "\n".join(lines), ha="left", va="top", fontsize=8,
+             color="0.2")
+
+
+# Past Okabe-Ito's eight: Paul Tol's "muted" colours (also colour-blind safe).
+_MORE_COLORS = ["#882255", "#44AA99", "#999933", "#AA4499", "#332288", "#88CCEE", "#117733",
+                "#DDCC77"]
+
+
+def palette(i):
+    """The i-th colour of the colour-blind-safe palette (16 colours, then wraps around)."""
+    colors = OKABE_ITO + _MORE_COLORS
+    return colors[i % len(colors)]
 
 
 def plain_log_ticks(ax, axis="x"):
@@ -317,10 +367,12 @@ def moving_average(values, window):
     return out
 
 
-def save(fig, run_dir, study):
-    """Writes RUN_DIR/figures/<study>.png and .pdf (temporary name, then rename)."""
-    out_dir = os.path.join(run_dir, "figures")
+def save(fig, run_dir, study, out_dir=None):
+    """Writes <study>.png and .pdf into out_dir (default RUN_DIR/figures) through a temporary
+    name, then a rename."""
+    out_dir = out_dir or os.path.join(run_dir, "figures")
     os.makedirs(out_dir, exist_ok=True)
+    _place_caption(fig)
     written = []
     for ext in ("png", "pdf"):
         final = os.path.join(out_dir, "%s.%s" % (study, ext))
@@ -336,20 +388,25 @@ def save(fig, run_dir, study):
     return written
 
 
-def draw(module, run_dir):
-    """Runs one plot module on run_dir; returns (exit code, written paths or message)."""
+def draw_figure(make, run_dir, name, out_dir=None):
+    """Calls make() for a figure and saves it as <name>.png/.pdf (see save); returns (exit
+    code, written paths or a one-line message): 0 written, 2 bad CSV, 1 plotting bug."""
     try:
-        fig = module.plot(run_dir)
-        return 0, save(fig, run_dir, module.STUDY)
+        return 0, save(make(), run_dir, name, out_dir)
     except CsvError as e:
         return 2, "error: %s" % e
     except Exception as e:  # a plotting bug: one line, the traceback only on request
         if os.environ.get("COMPOPT_PLOT_DEBUG"):
             raise
         return 1, "error: %s figure failed: %s: %s (set COMPOPT_PLOT_DEBUG=1 for the traceback)" % (
-            module.STUDY, type(e).__name__, e)
+            name, type(e).__name__, e)
     finally:
         plt.close("all")
+
+
+def draw(module, run_dir, out_dir=None):
+    """Runs one plot module on run_dir; returns (exit code, written paths or message)."""
+    return draw_figure(lambda: module.plot(run_dir), run_dir, module.STUDY, out_dir)
 
 
 def run_main(module, argv=None):

@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
 """Compression-stage speedup against inter-node bandwidth ([1BA] §7.2, [1BL] §6):
-speedup = baseline step time / compressed step time vs effective bandwidth
-(log x, Gbit/s), one line per (workload, optimizer vs baseline), a horizontal
-line at 1 (no gain).
+speedup = baseline step time / compressed step time vs effective bandwidth (log x,
+Gbit/s; log y), one panel per workload, one line per compressed optimizer against its
+baseline (optimizer colours and markers of compopt_plot), a line at 1 (no gain). When
+the run directory also has the break-even study, its crossings are marked on that line
+(with their bandwidth-spread error bar), so a break-even that sits on a jump of the
+curve (the baseline's allreduce changing algorithm) shows as one.
 
 Usage: python3 analysis/plot_bandwidth.py RUN_DIR
 Reads RUN_DIR/bandwidth/bandwidth.csv (workload, gpus, baseline, optimizer,
-inter_node_effective_gbit_s, speedup).
+inter_node_effective_gbit_s, speedup) and, if present, RUN_DIR/break_even/break_even.csv.
 """
+import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compopt_plot as cp  # noqa: E402
+import plot_break_even  # noqa: E402
 
 STUDY = "bandwidth"
 REQUIRED = ["bandwidth.csv"]
@@ -21,56 +26,78 @@ SCHEMA = {"workload": "s", "gpus": "i", "baseline": "s", "optimizer": "s",
           "inter_node_effective_gbit_s": "f", "baseline_step_ms": "f?", "compressed_step_ms": "f?",
           "speedup": "f"}
 
-_LINESTYLES = ["-", "--", "-.", ":"]
-_MARKERS = ["o", "s", "^", "v", "D", "P"]
+
+def _break_evens(run_dir):
+    """(workload, baseline, optimizer, gpus) -> break-even row of the break-even study."""
+    if not os.path.isfile(cp.study_csv(run_dir, "break_even", "break_even.csv")):
+        return {}
+    rows = plot_break_even.read_rows(run_dir)
+    return {(r["workload"], r["baseline"], r["optimizer"], r["gpus"]): r for r in rows
+            if r["status"] == "found"}
 
 
-def _coinciding(drawn, xs, ys, tolerance=0.005):
-    """Name of an earlier curve with the same x values and y within `tolerance`, else None."""
-    for name, other_xs, other_ys in drawn:
-        if other_xs == xs and all(abs(a - b) <= tolerance * max(abs(b), 1e-12)
-                                  for a, b in zip(ys, other_ys)):
-            return name
-    return None
+def _mark_break_even(ax, row):
+    value = row["break_even_effective_gbit_s"]
+    low = row["break_even_low_effective_gbit_s"] or value
+    high = row["break_even_high_effective_gbit_s"] or value
+    drawn = ax.errorbar([value], [1.0],
+                        xerr=[[value - min(low, value)], [max(high, value) - value]],
+                        color=cp.color(row["optimizer"]), marker="|", markersize=14,
+                        markeredgewidth=2, capsize=3, linestyle="none", zorder=5)
+    drawn.lines[0].set_gid("break_even")
+
+
+def _panel(ax, table, workload, break_evens):
+    pairs = cp.group_by(table.where(workload=workload), "baseline", "optimizer", "gpus")
+    several_gpus = len({k[2] for k in pairs}) > 1
+    for (baseline, optimizer, gpus), rows in pairs.items():
+        rows = sorted(rows, key=lambda r: r["inter_node_effective_gbit_s"])
+        name = "%s vs %s" % (cp.label(optimizer), cp.label(baseline))
+        if several_gpus:
+            name += ", %d GPUs" % gpus
+        ax.plot([r["inter_node_effective_gbit_s"] for r in rows], [r["speedup"] for r in rows],
+                color=cp.color(optimizer), marker=cp.marker(optimizer), markersize=4, label=name)
+        crossing = break_evens.get((workload, baseline, optimizer, gpus))
+        if crossing is not None:
+            _mark_break_even(ax, crossing)
+    ax.axhline(1.0, color="black", linewidth=0.9, linestyle=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    cp.plain_log_ticks(ax, "x")
+    cp.plain_log_ticks(ax, "y")
+    ax.set_title(cp.workload_label(workload))
 
 
 def plot(run_dir):
     table = cp.read_csv(cp.study_csv(run_dir, STUDY, "bandwidth.csv"), SCHEMA)
-    fig, axes = cp.figure(1, 1, panel=(7.0, 4.4))
-    ax = axes[0][0]
+    break_evens = _break_evens(run_dir)
     workloads = table.unique("workload")
-    pairs = cp.group_by(table.rows, "workload", "baseline", "optimizer", "gpus")
-    gpu_counts = {k[3] for k in pairs}
-    drawn = []  # (name, xs, ys) of the curves already on the axes
-    for i, ((workload, baseline, optimizer, gpus), rows) in enumerate(pairs.items()):
-        rows = sorted(rows, key=lambda r: r["inter_node_effective_gbit_s"])
-        w = workloads.index(workload)
-        name = cp.pair_label(optimizer, baseline, cp.workload_label(workload))
-        if len(gpu_counts) > 1:
-            name += ", %d GPUs" % gpus
-        xs = [r["inter_node_effective_gbit_s"] for r in rows]
-        ys = [r["speedup"] for r in rows]
-        # A curve lying on an earlier one (e.g. 1-bit LAMB on 1-bit Adam: same bytes, same
-        # compute) would hide it: say so in the legend and draw it hollow on top.
-        twin = _coinciding(drawn, xs, ys)
-        style = {}
-        if twin is not None:
-            name += " (= %s curve)" % twin
-            style = {"markerfacecolor": "none", "linewidth": 1.0}
-        ax.plot(xs, ys, color=cp.color(optimizer), linestyle=_LINESTYLES[w % len(_LINESTYLES)],
-                marker=_MARKERS[i % len(_MARKERS)], markersize=4, label=name, **style)
-        drawn.append((cp.label(optimizer), xs, ys))
-    ax.axhline(1.0, color="black", linewidth=1.0, linestyle=":", label="no gain (speedup 1)")
-    ax.set_xscale("log")
-    cp.plain_log_ticks(ax, "x")
-    ax.set_xlabel("effective inter-node bandwidth (Gbit/s)")
-    ax.set_ylabel("speedup of the compression stage (x)")
-    ax.set_ylim(bottom=0)
-    title = "Compression speedup vs network bandwidth"
-    if len(gpu_counts) == 1:
-        title += " (%d GPUs)" % next(iter(gpu_counts))
-    ax.set_title(title)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ncols = min(2, len(workloads))
+    nrows = math.ceil(len(workloads) / ncols)
+    fig, axes = cp.figure(nrows, ncols, panel=(4.6, 3.3), sharex=True)
+    for ax, workload in zip(axes.flat, workloads):
+        _panel(ax, table, workload, break_evens)
+    for ax in list(axes.flat)[len(workloads):]:
+        ax.set_visible(False)
+    cp.shared_legend(fig, [ax for ax in axes.flat if ax.get_visible()])
+    for ax in axes[-1]:
+        ax.set_xlabel("effective inter-node bandwidth (Gbit/s)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("compression-stage speedup (x)")
+    lo = min(table.values("speedup"))
+    for ax in axes.flat:  # room under the line at 1 for curves that fall below it
+        ax.set_ylim(bottom=min(0.7, lo / 1.2))
+    gpus = sorted(table.unique("gpus"))
+    fig.suptitle("Compression-stage speedup vs network bandwidth (%s GPUs, simulated)"
+                 % "/".join(str(g) for g in gpus))
+    note = ("Speedup = baseline step time / compressed step time, both axes logarithmic; lines "
+            "join the sampled bandwidths; "
+            "dotted line: no gain. Effective bandwidth = the rate collectives achieve (the "
+            "cluster preset's NIC rate times its calibrated efficiency).")
+    if break_evens:
+        note += (" Vertical ticks on the dotted line: the break-even study's crossings, error "
+                 "bar over the cluster's bandwidth spread.")
+    cp.caption(fig, note)
     return fig
 
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Break-even bandwidth of compression (new study): horizontal bars (log x, Gbit/s)
-of the effective inter-node bandwidth above which the compression stage no longer
-beats its baseline, one bar per (workload, optimizer vs baseline). Bars that never
-break even inside the search range run to its upper end with a ">" label; pairs
-slower even at the lower end are noted at the axis.
+"""Break-even bandwidth of compression (new study): a dot per (workload, optimizer vs
+baseline) at the effective inter-node bandwidth (log x, Gbit/s) above which the
+compression stage no longer beats its baseline, with an error bar over the cluster's
+bandwidth spread (break_even_low..high). A pair that never breaks even inside the
+search range gets an arrow at its upper end (">"), one slower even at the lower end an
+arrow at that end ("<"); the bandwidths outside the search range are shaded. No bars: a
+bar would start at the search's lower bound, and its length would mean nothing.
 
 Usage: python3 analysis/plot_break_even.py RUN_DIR
 Reads RUN_DIR/break_even/break_even.csv (workload, gpus, baseline, optimizer,
@@ -20,72 +22,81 @@ STUDY = "break_even"
 REQUIRED = ["break_even.csv"]
 
 SCHEMA = {"workload": "s", "gpus": "i", "baseline": "s", "optimizer": "s",
-          "break_even_effective_gbit_s": "f?", "search_lo_effective_gbit_s": "f",
+          "break_even_effective_gbit_s": "f?", "break_even_low_effective_gbit_s": "f?",
+          "break_even_high_effective_gbit_s": "f?", "search_lo_effective_gbit_s": "f",
           "search_hi_effective_gbit_s": "f",
           "speedup_at_lo": "f?", "status": ("found", "above_range", "below_range")}
 
 
-def plot(run_dir):
-    from matplotlib.patches import Patch
+def read_rows(run_dir):
+    """The typed rows of break_even.csv; a found row must have its break-even."""
     table = cp.read_csv(cp.study_csv(run_dir, STUDY, "break_even.csv"), SCHEMA)
     for line, r in enumerate(table.rows, start=2):
         if r["status"] == "found" and r["break_even_effective_gbit_s"] is None:
             raise cp.CsvError("%s: line %d, column 'break_even_effective_gbit_s': empty, but "
                               "status is found" % (table.path, line))
-    rows = table.rows
-    gpu_counts = {r["gpus"] for r in rows}
+    return table.rows
+
+
+def _row_label(r, several_gpu_counts):
+    pair = cp.pair_label(r["optimizer"], r["baseline"])
+    name = "%s\n%s" % (cp.workload_label(r["workload"]), pair)
+    return name + (" (%d GPUs)" % r["gpus"] if several_gpu_counts else "")
+
+
+def _draw_row(ax, y, r):
+    """One pair: a dot with its spread, or an arrow at the end of the search range."""
+    c, m = cp.color(r["optimizer"]), cp.marker(r["optimizer"])
+    lo, hi = r["search_lo_effective_gbit_s"], r["search_hi_effective_gbit_s"]
+    if r["status"] == "found":
+        value = r["break_even_effective_gbit_s"]
+        low = r["break_even_low_effective_gbit_s"] or value
+        high = r["break_even_high_effective_gbit_s"] or value
+        ax.errorbar([value], [y], xerr=[[value - min(low, value)], [max(high, value) - value]],
+                    color=c, marker=m, markersize=5, capsize=4, elinewidth=1.6,
+                    linestyle="none", zorder=4)
+        ax.annotate("%.3g" % value, (max(high, value), y), xytext=(5, 0),
+                    textcoords="offset points", va="center", fontsize=8)
+    elif r["status"] == "above_range":
+        ax.plot([hi], [y], marker=">", color=c, markersize=9, linestyle="none", zorder=4)
+        ax.annotate("> %g: faster at every bandwidth searched" % hi, (hi, y), xytext=(-8, 0),
+                    textcoords="offset points", ha="right", va="center", fontsize=8)
+    else:  # below_range: slower than the baseline even at the lowest bandwidth
+        text = "< %g: slower everywhere" % lo
+        if r["speedup_at_lo"] is not None:
+            text += " (%.2fx at %g)" % (r["speedup_at_lo"], lo)
+        ax.plot([lo], [y], marker="<", color=c, markersize=9, linestyle="none", zorder=4)
+        ax.annotate(text, (lo, y), xytext=(8, 0), textcoords="offset points", va="center",
+                    fontsize=8)
+
+
+def plot(run_dir):
+    rows = read_rows(run_dir)
+    several = len({r["gpus"] for r in rows}) > 1
     lo = min(r["search_lo_effective_gbit_s"] for r in rows)
     hi = max(r["search_hi_effective_gbit_s"] for r in rows)
-    fig, axes = cp.figure(1, 1, panel=(7.2, 0.45 * len(rows) + 1.6))
+    fig, axes = cp.figure(1, 1, panel=(7.2, 0.55 * len(rows) + 1.4))
     ax = axes[0][0]
-    labels = []
     for y, r in enumerate(rows):
-        name = cp.pair_label(r["optimizer"], r["baseline"], cp.workload_label(r["workload"]))
-        if len(gpu_counts) > 1:
-            name += " (%d GPUs)" % r["gpus"]
-        labels.append(name)
-        c = cp.color(r["optimizer"])
-        left = r["search_lo_effective_gbit_s"]
-        if r["status"] == "found":
-            value = r["break_even_effective_gbit_s"]
-            ax.barh(y, value - left, left=left, color=c, height=0.6)
-            ax.annotate("%.3g Gbit/s" % value, (value, y), xytext=(4, 0),
-                        textcoords="offset points", va="center", fontsize=8)
-        elif r["status"] == "above_range":
-            top = r["search_hi_effective_gbit_s"]
-            ax.barh(y, top - left, left=left, color=c, height=0.6, alpha=0.45, hatch="//",
-                    edgecolor=c)
-            ax.annotate("> %g Gbit/s" % top, (top, y), xytext=(4, 0), textcoords="offset points",
-                        va="center", fontsize=8, fontweight="bold")
-        else:  # below_range: slower than the baseline even at the lowest bandwidth
-            text = "< %g Gbit/s: slower than baseline everywhere" % left
-            if r["speedup_at_lo"] is not None:
-                text += " (speedup %.2fx at %g)" % (r["speedup_at_lo"], left)
-            ax.plot([left], [y], marker="<", color=c, markersize=8, linestyle="none")
-            ax.annotate(text, (left, y), xytext=(8, 0), textcoords="offset points", va="center",
-                        fontsize=8, color="0.25")
+        _draw_row(ax, y, r)
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels(labels)
-    ax.invert_yaxis()
+    ax.set_yticklabels([_row_label(r, several) for r in rows], fontsize=8)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.grid(axis="y", visible=False)
     ax.set_xscale("log")
-    ax.set_xlim(lo / 1.5, hi * 20)
+    ax.set_xlim(lo / 3, hi * 3)
+    for a, b in ((lo / 3, lo), (hi, hi * 3)):
+        ax.axvspan(a, b, color="0.88", linewidth=0, zorder=0)
     cp.plain_log_ticks(ax, "x")
-    ax.axvline(hi, color="0.5", linestyle=":", linewidth=1.0)
-    ax.set_xlabel("break-even effective inter-node bandwidth (Gbit/s)")
-    title = "Bandwidth above which compression stops paying"
-    if len(gpu_counts) == 1:
-        title += " (%d GPUs)" % next(iter(gpu_counts))
-    ax.set_title(title)
-    statuses = {r["status"] for r in rows}
-    handles = []
-    if "found" in statuses:
-        handles.append(Patch(facecolor="0.45", label="break-even found (speedup = 1)"))
-    if "above_range" in statuses:
-        handles.append(Patch(facecolor="0.75", hatch="//", edgecolor="0.45",
-                             label="still faster at the search's upper end (%g Gbit/s)" % hi))
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2,
-              frameon=False)
+    ax.set_xlabel("break-even effective inter-node bandwidth (Gbit/s, log scale)")
+    gpus = "" if several else " on %d GPUs" % rows[0]["gpus"]
+    ax.set_title("Bandwidth above which the compression stage stops paying%s" % gpus)
+    cp.caption(fig, "Dot: bandwidth where the compression stage's speedup over its baseline "
+               "falls to 1 (bisection on the simulator). Error bar: the same point if the "
+               "cluster's real bandwidth is off by its low..high spread. Arrow: no crossing "
+               "inside the searched range %g-%g Gbit/s (grey: not searched). A break-even can "
+               "also be where the baseline's allreduce changes algorithm: compare the "
+               "bandwidth figure." % (lo, hi))
     return fig
 
 

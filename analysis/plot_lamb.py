@@ -20,8 +20,6 @@ REQUIRED = ["coefficients.csv"]
 SCHEMA = {"optimizer": "s", "step": "i", "stage": "s", "layer": "i", "layer_name": "s?",
           "coefficient": "f?", "ratio": "f?"}
 
-_LAYER_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-                 "#7f7f7f", "#bcbd22", "#17becf"]
 _STYLES = {"lamb": "-", "onebit-lamb": "--"}
 
 
@@ -34,7 +32,7 @@ def plot(run_dir):
     names = {}
     for r in table.rows:
         names.setdefault(r["layer"], r["layer_name"] or "tensor %d" % r["layer"])
-    colors = {layer: _LAYER_COLORS[i % len(_LAYER_COLORS)] for i, layer in enumerate(layers)}
+    colors = {layer: cp.palette(i) for i, layer in enumerate(layers)}
     optimizers = cp.order(table.unique("optimizer"))
     extra = iter(["-.", ":"])
     styles = {o: _STYLES.get(o) or next(extra, "-") for o in optimizers}

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """BERT-Large step-time profile against 1-bit Adam Table 1: per network (columns),
-grouped bars per configuration "N nodes/G GPUs, bs B[xA]" of the backward
-allreduce time (top, log y) and its share of the step (bottom): Adam ours,
-Adam published (hatched), 1-bit Adam's compression stage ours.
+per configuration "N nodes/G GPUs, bs B[xA]" the backward allreduce time (top: markers
+on a log y axis, where bars would have no meaningful base) and its share of the step
+(bottom: bars from 0 on a linear axis): Adam ours, Adam published (hollow / hatched),
+1-bit Adam's compression stage ours.
 
 Usage: python3 analysis/plot_profile.py RUN_DIR
 Reads RUN_DIR/profile/profile.csv (network, nodes, gpus, batch_per_gpu, grad_accum,
@@ -50,8 +51,46 @@ def _series(rows):
     return list(configs.values())
 
 
-def plot(run_dir):
+def _time_panel(ax, configs, series):
+    """Allreduce ms per configuration: one marker per series, side by side, log y."""
     import numpy as np
+    x = np.arange(len(configs))
+    for i, (key, name, style, mark) in enumerate(series):
+        values = [c.get(key + "_ms") for c in configs]
+        if all(v is None for v in values):
+            continue
+        face = "none" if style.get("color") == "white" else style["color"]
+        edge = style.get("edgecolor", style["color"])
+        ax.plot(x + (i - 1) * 0.22, [np.nan if v is None else v for v in values], marker=mark,
+                markersize=7, linestyle="none", markerfacecolor=face, color=edge,
+                markeredgewidth=1.6, label=name)
+    ax.set_xticks(x)
+    ax.set_xticklabels([c["label"] for c in configs], fontsize=7)
+    ax.set_xlim(-0.6, len(configs) - 0.4)
+    ax.grid(axis="x", visible=False)
+    ax.set_ylabel("backward allreduce (ms, log scale)")
+    ax.set_yscale("log")
+
+
+def _share_panel(ax, configs, series):
+    """Allreduce share of the step per configuration: grouped bars from 0 (linear y)."""
+    import numpy as np
+    x = np.arange(len(configs))
+    width = 0.27
+    for i, (key, name, style, _) in enumerate(series):
+        values = [c.get(key + "_pct") for c in configs]
+        if all(v is None for v in values):
+            continue
+        ax.bar(x + (i - 1) * width, [np.nan if v is None else v for v in values], width,
+               linewidth=0.8, **style)
+    ax.set_xticks(x)
+    ax.set_xticklabels([c["label"] for c in configs], fontsize=7)
+    ax.grid(axis="x", visible=False)
+    ax.set_ylabel("allreduce share of step (%)")
+    ax.set_ylim(0, 105)
+
+
+def plot(run_dir):
     table = cp.read_csv(cp.study_csv(run_dir, STUDY, "profile.csv"), SCHEMA)
     networks = table.unique("network")
     groups = {n: _series(table.where(network=n)) for n in networks}
@@ -61,32 +100,16 @@ def plot(run_dir):
     fig, axes = plt.subplots(2, len(networks), figsize=(1.05 * sum(widths) + 1.2, 6.6),
                              squeeze=False, constrained_layout=True,
                              gridspec_kw={"width_ratios": widths})
-    bars = [("adam", "Adam (ours)", dict(color=cp.color("adam"))),
-            ("pub", "Adam (published, 1-bit Adam Table 1)",
-             dict(color="white", edgecolor=cp.color("adam"), hatch="///")),
-            ("onebit", "1-bit Adam, compression stage (ours)", dict(color=cp.color("onebit-adam")))]
-    width = 0.27
+    series = [("adam", "Adam (ours)", dict(color=cp.color("adam")), cp.marker("adam")),
+              ("pub", "Adam (published, 1-bit Adam Table 1)",
+               dict(color="white", edgecolor=cp.color("adam"), hatch="///"), "x"),
+              ("onebit", "1-bit Adam, compression stage (ours)",
+               dict(color=cp.color("onebit-adam")), cp.marker("onebit-adam"))]
     for col, network in enumerate(networks):
         configs = groups[network]
-        x = np.arange(len(configs))
-        for row, (suffix, ylabel) in enumerate((("_ms", "backward allreduce (ms)"),
-                                                ("_pct", "allreduce share of step (%)"))):
-            ax = axes[row][col]
-            for i, (key, name, style) in enumerate(bars):
-                values = [c.get(key + suffix) for c in configs]
-                if all(v is None for v in values):
-                    continue
-                heights = [np.nan if v is None else v for v in values]
-                ax.bar(x + (i - 1) * width, heights, width, label=name, linewidth=0.8, **style)
-            ax.set_xticks(x)
-            ax.set_xticklabels([c["label"] for c in configs], fontsize=7)
-            ax.grid(axis="x", visible=False)
-            ax.set_ylabel(ylabel)
-            if suffix == "_ms":
-                ax.set_yscale("log")
-                ax.set_title(_NETWORK_TITLES.get(network, network))
-            else:
-                ax.set_ylim(0, 105)
+        _time_panel(axes[0][col], configs, series)
+        _share_panel(axes[1][col], configs, series)
+        axes[0][col].set_title(_NETWORK_TITLES.get(network, network))
     handles, labels = [], []
     for ax in axes.flat:
         for h, lab in zip(*ax.get_legend_handles_labels()):
@@ -95,6 +118,10 @@ def plot(run_dir):
                 labels.append(lab)
     cp.figure_legend(fig, handles, labels, ncol=3)
     fig.suptitle("BERT-Large (seq 128) step profile: backward allreduce time and share")
+    cp.caption(fig, "Backward allreduce: the part of the gradient allreduce not hidden behind "
+               "the backward pass, simulated; share = that time over the whole step. Published: "
+               "1-bit Adam (Tang et al., ICML 2021) Table 1, Adam rows only (hatched bars "
+               "below).")
     return fig
 
 

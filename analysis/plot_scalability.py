@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Throughput against GPU count ([1BA] Fig. 4, [1BL] Fig. 4, [BIR] Fig. 3 in kind):
 one panel per comparison, samples/s vs GPUs (log2 x, log y), one line per
-optimizer (compression stage of compressed optimizers, full stage of baselines),
-published single-node values as x markers.
+optimizer (compression stage of compressed optimizers, full stage of baselines) over
+the multi-node points only: a single node has no inter-node network, so its point is
+drawn hollow and not joined to the others. Published single-node values as x markers;
+a comparison with one GPU count as ours-vs-published bars; the legend fills the grid's
+spare panel.
 
 Usage: python3 analysis/plot_scalability.py RUN_DIR
 Reads RUN_DIR/scalability/scalability.csv (comparison, workload, cluster, optimizer,
@@ -60,20 +63,25 @@ def _published_point(rows, optimizer, gpus):
 
 
 def _line_panel(ax, rows, gpus):
-    """Throughput vs GPUs, one line per optimizer, published points as x markers."""
+    """Throughput vs GPUs, one line per optimizer over the multi-node points, the
+    single-node point hollow and apart, published points as x markers."""
     from matplotlib.ticker import FixedLocator, NullLocator
     for optimizer in _baseline_first({r["optimizer"] for r in rows}):
         series, stage = _stage_rows([r for r in rows if r["optimizer"] == optimizer])
         name = cp.label(optimizer)
         if optimizer in cp.COMPRESSED and stage != "compression":
             name += " (%s stage)" % stage
-        c = cp.color(optimizer)
-        ax.plot([r["gpus"] for r in series], [r["throughput_samples_s"] for r in series],
-                color=c, marker="o", markersize=4, label=name)
+        c, m = cp.color(optimizer), cp.marker(optimizer)
+        joined = [r for r in series if r["nodes"] is None or r["nodes"] > 1]
+        alone = [r for r in series if r["nodes"] == 1]
+        ax.plot([r["gpus"] for r in joined], [r["throughput_samples_s"] for r in joined],
+                color=c, marker=m, markersize=4, label=name)
+        ax.plot([r["gpus"] for r in alone], [r["throughput_samples_s"] for r in alone],
+                color=c, marker=m, markersize=6, markerfacecolor="white", linestyle="none")
         for g in gpus:
             value = _published_point(rows, optimizer, g)
             if value is not None:
-                ax.plot([g], [value], marker="x", color=c, markersize=9, markeredgewidth=2.2,
+                ax.plot([g], [value], marker="x", color=c, markersize=9, markeredgewidth=2.0,
                         linestyle="none", zorder=6)
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(gpus))
@@ -108,13 +116,30 @@ def _bar_panel(ax, rows, gpus):
     ax.set_xlabel("%d GPUs: ours (solid) vs published (hatched, x)" % gpus)
 
 
-def plot(run_dir):
+def _legend(ax, table):
+    """The legend of every panel, in the grid's spare slot."""
     from matplotlib.lines import Line2D
+    optimizers = _baseline_first(set(table.unique("optimizer")))
+    handles = [Line2D([], [], color=cp.color(o), marker=cp.marker(o), markersize=5)
+               for o in optimizers]
+    labels = [cp.label(o) for o in optimizers]
+    if any(r["nodes"] == 1 for r in table.rows):
+        handles.append(Line2D([], [], color="0.3", marker="o", markerfacecolor="white",
+                              linestyle="none", markersize=6))
+        labels.append("one node (no inter-node link): not joined")
+    if any(r["published_throughput_samples_s"] is not None for r in table.rows):
+        handles.append(Line2D([], [], marker="x", color="0.3", markersize=8, markeredgewidth=2,
+                              linestyle="none"))
+        labels.append("published (Birder, one node;\ncolour = optimizer)")
+    cp.legend_in_slot(ax, handles, labels)
+
+
+def plot(run_dir):
     table = cp.read_csv(cp.study_csv(run_dir, STUDY, "scalability.csv"), SCHEMA)
     comparisons = table.unique("comparison")
-    ncols = min(2, len(comparisons))
-    nrows = math.ceil(len(comparisons) / ncols)
-    fig, axes = cp.figure(nrows, ncols, panel=(5.0, 3.6))
+    ncols = min(3, len(comparisons) + 1)
+    nrows = math.ceil((len(comparisons) + 1) / ncols)
+    fig, axes = cp.figure(nrows, ncols, panel=(4.3, 3.4))
     for ax, comparison in zip(axes.flat, comparisons):
         rows = table.where(comparison=comparison)
         gpus = sorted({r["gpus"] for r in rows})
@@ -124,18 +149,14 @@ def plot(run_dir):
             _line_panel(ax, rows, gpus)
         ax.set_ylabel("throughput (samples/s)")
         ax.set_title(_title(comparison, rows), fontsize=9)
-        if len(gpus) == 1:
-            continue  # the tick labels name the optimizers; the x label explains the bars
-        handles, labels = ax.get_legend_handles_labels()
-        if any(r["published_throughput_samples_s"] is not None for r in rows):
-            handles.append(Line2D([], [], marker="x", color="black", markersize=8,
-                                  markeredgewidth=2, linestyle="none"))
-            labels.append("published (Birder, 1 node;\ncolor = optimizer)")
-        ax.legend(handles, labels, loc="lower right")
-    for ax in list(axes.flat)[len(comparisons):]:
+    spare = list(axes.flat)[len(comparisons):]
+    _legend(spare[0], table)
+    for ax in spare[1:]:
         ax.set_visible(False)
     fig.suptitle("Training throughput vs GPU count (simulated; compressed optimizers in their "
                  "compression stage)")
+    cp.caption(fig, "Throughput in samples per second over all GPUs, from the step simulator; "
+               "both axes logarithmic. Baselines run full precision.")
     return fig
 
 

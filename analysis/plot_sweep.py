@@ -34,21 +34,21 @@ SCENARIO = ["workload", "cluster", "topology", "gpu", "gpus_per_node", "nics_per
             "inter_node_gbit_s", "batch_per_gpu", "grad_accum", "overlap"]
 SCHEMA = {"workload": "s", "cluster": "s", "topology": "s", "gpu": "s", "optimizer": "s",
           "stage": "s", "gpus_per_node": "i", "nics_per_node": "i", "gpus": "i",
-          "inter_node_gbit_s": "f", "batch_per_gpu": "i", "grad_accum": "i", "overlap": ("0", "1"),
+          "inter_node_gbit_s": "f", "batch_per_gpu": "i", "grad_accum": "i", "overlap": "s",
           "step_time_s": "f", "speedup_baseline": "s"}
 # How panel titles name the scenario columns other than gpus.
 _TITLES = {"workload": "%s", "cluster": "%s", "topology": "%s topology", "gpu": "%s",
            "gpus_per_node": "%s GPUs/node", "nics_per_node": "%s NICs/node",
            "inter_node_gbit_s": "%s Gbit/s",
            "batch_per_gpu": "batch %s/GPU", "grad_accum": "accum %s", "overlap": "overlap %s"}
-_PANEL = [c for c in SCENARIO if c != "gpus"]
+PANEL = [c for c in SCENARIO if c != "gpus"]
 
 
 def _describe(column, value):
     if column == "workload":
         value = cp.workload_label(value)
     elif column == "overlap":
-        value = "on" if value == "1" else "off"
+        value = {"1": "on", "0": "off"}.get(value, value)
     elif isinstance(value, float):
         value = "%g" % value
     return _TITLES[column] % value
@@ -101,8 +101,8 @@ def baseline_names(baselines):
     return ", ".join(cp.label(b) for b in dict.fromkeys(baselines.values()))
 
 
-def _panel_title(key, varying):
-    return ", ".join(_describe(c, key[i]) for i, c in enumerate(_PANEL)
+def panel_title(key, varying):
+    return ", ".join(_describe(c, key[i]) for i, c in enumerate(PANEL)
                      if c in varying) or "all scenarios"
 
 
@@ -115,7 +115,7 @@ def _draw_panel(ax, panel, baselines, stages, gpus):
         if len(stages[optimizer]) > 1:
             name += " (%s stage)" % stages[optimizer][-1]
         ax.plot([g for g, _ in series], [s for _, s in series], color=cp.color(optimizer),
-                marker="o", markersize=4, label=name)
+                marker=cp.marker(optimizer), markersize=4, label=name)
     if len(gpus) > 1:
         ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(gpus))
@@ -123,24 +123,24 @@ def _draw_panel(ax, panel, baselines, stages, gpus):
     ax.set_xticklabels([str(g) for g in gpus])
     ax.set_xlabel("GPUs")
     ax.set_ylabel("speedup over %s" % names)
-    ax.legend(loc="best")
 
 
 def plot(run_dir):
     table = cp.read_csv(os.path.join(run_dir, FOLDER, "sweep.csv"), SCHEMA)
     baselines, stages, panels = speedups(table)
     keys = list(panels)
-    varying = {c for i, c in enumerate(_PANEL) if len({k[i] for k in keys}) > 1}
+    varying = {c for i, c in enumerate(PANEL) if len({k[i] for k in keys}) > 1}
     ncols = min(3, len(keys))
     nrows = math.ceil(len(keys) / ncols)
     fig, axes = cp.figure(nrows, ncols, panel=(4.6, 3.4))
     gpus = sorted(set(table.values("gpus")))
     for ax, key in zip(axes.flat, keys):
         _draw_panel(ax, panels[key], baselines, stages, gpus)
-        ax.set_title(_panel_title(key, varying), fontsize=9)
+        ax.set_title(panel_title(key, varying), fontsize=9)
     for ax in list(axes.flat)[len(keys):]:
         ax.set_visible(False)
-    fixed = [_describe(c, keys[0][i]) for i, c in enumerate(_PANEL)
+    cp.shared_legend(fig, [ax for ax in axes.flat if ax.get_visible()])
+    fixed = [_describe(c, keys[0][i]) for i, c in enumerate(PANEL)
              if c not in varying and c in ("workload", "cluster")]
     fig.suptitle("Speedup over %s by GPU count (simulated step time%s)"
                  % (baseline_names(baselines), "; " + ", ".join(fixed) if fixed else ""))

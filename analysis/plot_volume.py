@@ -44,7 +44,7 @@ def plot(run_dir):
     for r in rows:
         text = "%s\nw = %.3g, k = %g" % (cp.label(r["optimizer"]), r["warmup_fraction"], r["k"])
         if r["relative_error"] is not None:
-            text += "\nerror %+.1f%%" % (100 * r["relative_error"])
+            text += "\nerror %+.2f%%" % (100 * r["relative_error"])
         labels.append(text)
     ax.set_xticks(x)
     ax.set_xticklabels(labels, fontsize=7.5)

@@ -53,19 +53,38 @@ def test_colors_stable_and_distinct():
     assert cp.label("onebit-lamb") == "1-bit LAMB" and cp.label("xyz") == "xyz"
 
 
+def panel(fig, title):
+    return [ax for ax in fig.axes if ax.get_title() == title][0]
+
+
 def test_bandwidth_lines_are_the_csv_speedups():
     import plot_bandwidth
     fig = plot_bandwidth.plot(FIXTURE_RUN)
-    ax = fig.axes[0]
+    ax = panel(fig, "BERT-Large")
     rows = raw_rows("bandwidth", "bandwidth.csv")
     by_label = {line.get_label(): line for line in ax.lines}
-    line = by_label["BERT-Large: 1-bit LAMB vs LAMB"]
+    line = by_label["1-bit LAMB vs LAMB"]
     expected = sorted((float(r["inter_node_effective_gbit_s"]), float(r["speedup"])) for r in rows
                       if r["optimizer"] == "onebit-lamb")
     assert list(line.get_xdata()) == [e[0] for e in expected]
     assert list(line.get_ydata()) == [e[1] for e in expected]
-    assert any(lbl.startswith("no gain") for lbl in by_label)
-    assert ax.get_xscale() == "log"
+    assert line.get_color() == cp.color("onebit-lamb")  # the one colour table
+    assert any(list(ln.get_ydata()) == [1.0, 1.0] for ln in ax.lines)  # the no-gain line
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    # One panel per workload of the CSV, none for anything else.
+    titles = {a.get_title() for a in fig.axes if a.get_visible()}
+    assert titles == {"BERT-Large", "ResNet-50"}
+
+
+def test_bandwidth_marks_the_break_even_crossings_on_the_no_gain_line():
+    import plot_bandwidth
+    fig = plot_bandwidth.plot(FIXTURE_RUN)
+    found = [r for r in raw_rows("break_even", "break_even.csv") if r["status"] == "found"]
+    marks = []
+    for ax in fig.axes:
+        marks += [(ln.get_xdata()[0], ln.get_ydata()[0]) for ln in ax.lines
+                  if ln.get_gid() == "break_even"]
+    assert sorted(marks) == sorted((float(r["break_even_effective_gbit_s"]), 1.0) for r in found)
 
 
 def test_variance_marks_each_freeze_step():
@@ -85,49 +104,126 @@ def test_variance_marks_each_freeze_step():
     assert fig.axes[0].get_yscale() == "log"
 
 
-def test_convergence_accuracy_is_the_mean_over_seeds():
+def test_convergence_error_is_the_mean_over_seeds_and_nothing_is_clipped():
     import plot_convergence
     fig = plot_convergence.plot(FIXTURE_RUN)
-    acc_vs_samples = fig.axes[0]
-    adam = [line for line in acc_vs_samples.lines if line.get_label() == "Adam"][0]
+    error_vs_samples = fig.axes[0]
+    adam = [line for line in error_vs_samples.lines if line.get_label() == "Adam"][0]
     rows = [r for r in raw_rows("convergence", "curves.csv")
             if r["optimizer"] == "adam" and r["test_accuracy"]]
     steps = sorted({int(r["step"]) for r in rows})
-    expected = [100 * np.mean([float(r["test_accuracy"]) for r in rows if int(r["step"]) == s])
-                for s in steps]
+    expected = [100 * (1 - np.mean([float(r["test_accuracy"]) for r in rows
+                                    if int(r["step"]) == s])) for s in steps]
     assert len({r["seed"] for r in rows}) == 2
     np.testing.assert_allclose(adam.get_ydata(), expected, rtol=1e-12)
     np.testing.assert_allclose(adam.get_xdata(), [s * 512 for s in steps])
+    assert error_vs_samples.get_yscale() == "log"
+    all_errors = [100 * (1 - float(r["test_accuracy"]))
+                  for r in raw_rows("convergence", "curves.csv") if r["test_accuracy"]]
+    lo, hi = error_vs_samples.get_ylim()
+    assert lo <= min(all_errors) and hi >= max(all_errors)
+    assert "mean of 2 seeds" in fig._suptitle.get_text()
 
 
-def test_profile_bars_are_ours_and_published():
+def test_convergence_time_axis_names_the_stand_in():
+    import plot_convergence
+    fig = plot_convergence.plot(FIXTURE_RUN)
+    label = fig.axes[1].get_xlabel()
+    assert "BERT-Large" in label and "ethernet-v100-4" in label, label
+    assert "BERT-Large" in fig.compopt_caption
+
+
+def test_convergence_says_one_seed_and_plain_time_without_run_json(run_dir):
+    import shutil
+    import plot_convergence
+    shutil.rmtree(run_dir / "training")
+    path = run_dir / "convergence" / "curves.csv"
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    seed = header.index("seed")
+    path.write_text("\n".join([lines[0]] + [ln for ln in lines[1:]
+                                            if ln.split(",")[seed] == "1"]) + "\n")
+    fig = plot_convergence.plot(str(run_dir))
+    assert "one seed" in fig._suptitle.get_text()
+    assert fig.axes[1].get_xlabel() == "simulated time (s)"
+
+
+def test_profile_markers_and_bars_are_ours_and_published():
     import plot_profile
     fig = plot_profile.plot(FIXTURE_RUN)
     rows = raw_rows("profile", "profile.csv")
-    ethernet_ms = fig.axes[0]
-    heights = sorted(round(p.get_height(), 6) for p in ethernet_ms.patches)
     eth = [r for r in rows if r["network"] == "ethernet"]
-    expected = [float(r["allreduce_ms"]) for r in eth if r["optimizer"] == "adam"]
-    expected += [float(r["published_allreduce_ms"]) for r in eth if r["published_allreduce_ms"]]
-    expected += [float(r["allreduce_ms"]) for r in eth if r["stage"] == "compression"]
+    ours = [float(r["allreduce_ms"]) for r in eth if r["optimizer"] == "adam"]
+    published = [float(r["published_allreduce_ms"]) for r in eth if r["published_allreduce_ms"]]
+    onebit = [float(r["allreduce_ms"]) for r in eth if r["stage"] == "compression"]
+    time_ax, share_ax = fig.axes[0], fig.axes[2]
+    assert not time_ax.patches  # no bars on the log axis
+    by_label = {ln.get_label(): list(ln.get_ydata()) for ln in time_ax.lines}
+    assert by_label["Adam (ours)"] == ours
+    assert by_label["Adam (published, 1-bit Adam Table 1)"] == published
+    assert by_label["1-bit Adam, compression stage (ours)"] == onebit
+    assert time_ax.get_yscale() == "log" and share_ax.get_yscale() == "linear"
+    heights = sorted(round(p.get_height(), 6) for p in share_ax.patches)
+    expected = [float(r["allreduce_pct"]) for r in eth if r["optimizer"] == "adam"]
+    expected += [float(r["published_allreduce_pct"]) for r in eth if r["published_allreduce_pct"]]
+    expected += [float(r["allreduce_pct"]) for r in eth if r["stage"] == "compression"]
     assert heights == sorted(round(v, 6) for v in expected)
-    assert len(heights) == 3 * 7  # seven published Ethernet configurations, three bars each
+    assert all(p.get_y() == 0 for p in share_ax.patches)
 
 
-def test_break_even_above_range_bar_reaches_search_end():
+def test_break_even_dots_with_spread_and_no_bars():
     import plot_break_even
     fig = plot_break_even.plot(FIXTURE_RUN)
     ax = fig.axes[0]
     rows = raw_rows("break_even", "break_even.csv")
-    ends = sorted(round(p.get_x() + p.get_width(), 6) for p in ax.patches)
-    expected = sorted([round(float(r["break_even_effective_gbit_s"]), 6) for r in rows
-                       if r["status"] == "found"]
-                      + [round(float(r["search_hi_effective_gbit_s"]), 6) for r in rows
-                         if r["status"] == "above_range"])
-    assert ends == expected
+    # No bar starts at the search's lower bound: the only patches are the two grey bands
+    # outside the searched range.
+    assert len(ax.patches) == 2
+    found = [r for r in rows if r["status"] == "found"]
+    dots = sorted(ln.get_xdata()[0] for ln in ax.lines
+                  if ln.get_linestyle() == "None" and ln.get_marker() not in (">", "<", "|"))
+    assert dots == sorted(float(r["break_even_effective_gbit_s"]) for r in found)
+    spans = sorted((round(min(seg[:, 0]), 6), round(max(seg[:, 0]), 6))
+                   for coll in ax.collections for seg in coll.get_segments())
+    assert spans == sorted((round(float(r["break_even_low_effective_gbit_s"]), 6),
+                            round(float(r["break_even_high_effective_gbit_s"]), 6))
+                           for r in found)
+    arrows = {ln.get_marker(): ln.get_xdata()[0] for ln in ax.lines if ln.get_marker() in "<>"}
+    assert arrows == {">": 1000.0, "<": 0.01}
     texts = [t.get_text() for t in ax.texts]
-    assert "> 1000 Gbit/s" in texts
-    assert any("slower than baseline everywhere" in t for t in texts)
+    assert any(t.startswith("> 1000") for t in texts)
+    assert any("slower everywhere" in t for t in texts)
+    assert ax.get_xscale() == "log"
+
+
+def test_scalability_never_joins_the_single_node_point():
+    import plot_scalability
+    fig = plot_scalability.plot(FIXTURE_RUN)
+    rows = raw_rows("scalability", "scalability.csv")
+    # In the fixture, one node = 8 GPUs exactly on the 8-GPU-per-node A100 cluster.
+    assert {int(r["gpus"]) for r in rows if r["nodes"] == "1"} == {8}
+    a100 = [ax for ax in fig.axes if "ethernet-a100-8" in ax.get_title() and
+            ax.get_xscale() == "log"]
+    assert len(a100) == 2
+    for ax in a100:
+        joined = [ln for ln in ax.lines if ln.get_linestyle() == "-"]
+        alone = [ln for ln in ax.lines if ln.get_linestyle() == "None" and
+                 ln.get_markerfacecolor() == "white"]
+        assert joined and all(8 not in list(ln.get_xdata()) for ln in joined)
+        assert sorted(list(ln.get_xdata()) for ln in alone) == [[8]] * len(joined)
+    # The legend sits in the grid's spare panel, not on a data panel.
+    legends = [ax for ax in fig.axes if ax.get_legend() is not None]
+    assert len(legends) == 1 and not legends[0].axison
+
+
+def test_hierarchical_lines_never_coincide():
+    import plot_hierarchical
+    fig = plot_hierarchical.plot(FIXTURE_RUN)
+    for ax in fig.axes:
+        curves = [tuple(np.round(ln.get_ydata(), 9)) for ln in ax.lines]
+        assert len(curves) == len(set(curves)), ax.get_title()
+    assert len(fig.axes) == 2 * len({r["gpus_per_node"]
+                                     for r in raw_rows("hierarchical", "hierarchical.csv")})
 
 
 def test_volume_bars_annotated_with_values():

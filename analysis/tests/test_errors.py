@@ -111,10 +111,11 @@ def test_plot_all_skips_absent_studies(run_dir):
     assert result.returncode == 0 and "2 drawn, 9 skipped, 0 failed" in result.stdout
 
 
-def test_plot_all_on_empty_run_dir_skips_everything(tmp_path):
+def test_plot_all_with_nothing_to_draw_fails_saying_so(tmp_path):
     result = run_script("plot_all.py", tmp_path)
-    assert result.returncode == 0
+    assert result.returncode == 1
     assert "0 drawn, 11 skipped, 0 failed" in result.stdout
+    assert "%s: no study CSV found, nothing drawn" % tmp_path in result.stderr
     assert not (tmp_path / "figures").exists()
 
 

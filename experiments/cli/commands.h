@@ -16,6 +16,7 @@ void register_sweep_command(CLI::App& app);
 void register_validate_command(CLI::App& app);   // checks against published measurements
 void register_calibrate_command(CLI::App& app);  // fits a cluster to its own logs
 void register_reproduce_command(CLI::App& app);
+void register_plot_command(CLI::App& app);  // figures of run directories, by their kind
 void register_list_command(CLI::App& app);  // hidden: registries as text or docs tables
 
 }  // namespace compopt::cli

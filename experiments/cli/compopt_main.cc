@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   compopt::cli::register_validate_command(app);
   compopt::cli::register_calibrate_command(app);
   compopt::cli::register_reproduce_command(app);
+  compopt::cli::register_plot_command(app);
   compopt::cli::register_list_command(app);
   try {
     app.parse(argc, argv);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the quick `compopt reproduce` studies whose numbers are pinned by golden files
 # (the simulator studies and the byte counts: deterministic on every machine) and
-# compares their CSVs with tests/golden/reproduce_quick/. Used by ctest
-# (reproduce_golden) and, with --update, by scripts/update_golden.sh.
+# compares their CSVs with tests/golden/reproduce_quick/, and the tables docs/reproduction.md
+# quotes with the fresh run (scripts/doc_tables.py --check). Used by ctest (reproduce_golden)
+# and, with --update, by scripts/update_golden.sh.
 #   run_golden.sh COMPOPT_BINARY WORK_DIR [--update]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -21,4 +22,7 @@ if [[ "$mode" == "--update" ]]; then
   echo "run_golden: refreshed $(find "$golden" -name '*.csv' | wc -l) files under $golden"
   exit 0
 fi
-/usr/bin/python3 "$here/compare_csv.py" "$golden" "$work"
+status=0
+/usr/bin/python3 "$here/compare_csv.py" "$golden" "$work" || status=1
+/usr/bin/python3 "$here/../../scripts/doc_tables.py" --check --csv-dir "$work" || status=1
+exit $status
