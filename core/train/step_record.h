@@ -11,13 +11,14 @@
 //   *_inter_node counts the bytes that crossed a node boundary.
 // - time_s: Communicator::now() of rank 0 after the step, relative to the start
 //   (the simulated clock on sim, wall clock elsewhere).
-// - step_wall_s, compute_s, comm_s, compression_s: measured wall-clock seconds of
-//   the step on rank 0, on every backend (also sim): the whole step (batch,
-//   forward/backward, optimizer step, metric collectives, evaluation); its
-//   forward/backward pass; the optimizer step outside compression (its
-//   collectives plus its element-wise update); and the encode/decode work of the
-//   compressed allreduces (core/comm/compression_clock.h). Not reproducible run
-//   to run; equal-run comparisons leave them out.
+// - step_wall_s: measured wall-clock seconds of the whole step on rank 0 (batch,
+//   forward/backward, optimizer step, metric collectives, evaluation), on every backend.
+// - compute_s, comm_s, compression_s: the step's split. On wall-clock backends, measured
+//   seconds on rank 0: its forward/backward pass; the optimizer step outside compression
+//   (its collectives plus its element-wise update); the encode/decode work of the compressed
+//   allreduces (core/comm/compression_clock.h); not reproducible run to run. On a simulated
+//   clock (TrainOptions::simulated_clock, the sim backend) simulated seconds: the compute
+//   and compression charged to the clock and the simulated time of the optimizer step.
 
 #include <cstdint>
 #include <optional>

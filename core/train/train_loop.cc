@@ -269,6 +269,17 @@ void timed_optimizer_step(Optimizer& optimizer, std::span<float> params,
   record.comm_s = std::max(0.0, seconds_since(start) - record.compression_s);
 }
 
+// On a simulated clock the split is given in simulated seconds: the compute and compression
+// charged to the clock before the optimizer step, and the simulated time of the optimizer
+// step itself (`optimizer_s`: its collectives).
+void split_in_simulated_time(StepRecord& record, const TrainOptions& options, Stage stage,
+                             double measured_s, double optimizer_s) {
+  const bool compresses = options.compute && stage == Stage::kCompression;
+  record.compression_s = compresses ? options.compute->compression_s : 0.0;
+  record.compute_s = charged_seconds(options, stage, measured_s) - record.compression_s;
+  record.comm_s = optimizer_s;
+}
+
 RankCheckpoint checkpoint_of(int64_t step, const std::vector<float>& params,
                              const Optimizer& optimizer, const ShardSampler& sampler,
                              const std::array<uint64_t, 2>& mine, double elapsed) {
@@ -326,7 +337,11 @@ std::vector<float> train_rank(Communicator& comm, const Task& task, Optimizer& o
     StepRecord record;
     record.stage = stage_name(stage);
     record.compute_s = measured_s;
+    const double optimizer_start = comm.now();
     timed_optimizer_step(optimizer, params, grads, comm, record);
+    if (options.simulated_clock) {
+      split_in_simulated_time(record, options, stage, measured_s, comm.now() - optimizer_start);
+    }
     record.notes = optimizer.take_notes();
     if (records && hooks.on_note) {
       for (const std::string& note : record.notes) hooks.on_note(step, note);

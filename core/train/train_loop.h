@@ -87,6 +87,9 @@ struct TrainOptions {
   // with the values per-step collectives give (DeferredMetrics). Fewer synchronizations per
   // step; on a simulated clock, which charges the collectives, time_s differs between the two.
   int64_t metrics_every = 1;
+  // The communicator's clock is simulated (the sim backend): StepRecord's compute_s, comm_s and
+  // compression_s are then simulated seconds instead of this host's wall clock.
+  bool simulated_clock = false;
   // Seconds charged with comm.advance() per step; unset: the measured wall time
   // of the loss/gradient computation (not reproducible run to run).
   std::optional<ComputeCharge> compute = std::nullopt;

@@ -191,6 +191,7 @@ TrainOptions train_options_of(const TrainConfig& c, int64_t checkpoint_every) {
           .seed = c.seed,
           .checkpoint_every = checkpoint_every,
           .metrics_every = c.simulated ? 1 : kWallClockMetricsEvery,
+          .simulated_clock = c.simulated,
           .compute = c.compute.train_charge()};
 }
 

@@ -59,6 +59,12 @@ for r in csv.DictReader(open(sys.argv[1] + "/metrics.csv")):
     t += c["pass_s"] + c["step_s"] + (c["compression_s"] if r["stage"] == "compression" else 0)
     if abs(float(r["time_s"]) - t) > 1e-6 + 1e-6 * t:
         sys.exit(f"step {r['step']}: time_s {r['time_s']}, expected {t}")
+    # On the simulated clock the split is simulated: the charges, and no wire for one rank.
+    compression = c["compression_s"] if r["stage"] == "compression" else 0
+    split = [float(r[k]) for k in ("compute_s", "comm_s", "compression_s")]
+    expected = [c["pass_s"] + c["step_s"], 0.0, compression]
+    if any(abs(a - b) > 1e-6 for a, b in zip(split, expected)):
+        sys.exit(f"step {r['step']}: compute/comm/compression {split}, expected {expected}")
 PY
 else
   fail "one-rank run failed"
