@@ -84,7 +84,7 @@ def main():
         if comp and name != "birder-hierarchical":
             spec = str(spec_compressed_bytes(d, n, not name.startswith("birder")))
         freeze = sorted({r["freeze_step"] for r in runs if r["freeze_step"]})
-        wall = statistics.mean(r["wall_time_s"] for r in runs)
+        wall = statistics.mean(r["time_s"] for r in runs)
         runs_acc = (f"| {variant} | {len(runs)} ({failed.get(variant, 0)}) | "
                     f"{statistics.mean(acc):.2f} ± {std} | ")
         print(runs_acc + (f"{comp[0]:.0f} | " if comp else "- | "), end="")
