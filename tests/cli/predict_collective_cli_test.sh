@@ -93,7 +93,8 @@ expect_exit 2 -- "$BIN" "${P[@]}" -f 0 && expect_contains "factor 0" "-f 0" "$OU
 expect_exit 2 -- "$BIN" "${P[@]}" -b 1X && expect_contains "bad suffix" "-b 1X" "$OUTPUT"
 expect_exit 2 -- "$BIN" "${P[@]}" --set cluster.nics_per_node=0 &&
   expect_contains "bad cluster" "nics_per_node" "$OUTPUT"
-expect_exit 2 -- "$BIN" "${P[@]}" --cluster nowhere && expect_contains "bad preset" "nowhere" "$OUTPUT"
+expect_exit 2 -- "$BIN" predict-collective --cluster nowhere --out "$WORK/bad" &&
+  expect_contains "bad preset" "nowhere" "$OUTPUT"
 [ -e "$WORK/bad" ] && fail "bad input created $WORK/bad"
 B=(comm-bench --backend sim --out "$WORK/badbench")
 expect_exit 2 -- "$BIN" "${B[@]}" --sizes 1 -b 1M &&
