@@ -53,6 +53,17 @@ TEST(TransportProfile, EachTransportNamesItsLinkClass) {
   EXPECT_EQ(transport_registry().get("pcie").link_class, LinkClass::kGpuLink);
 }
 
+TEST(TransportProfile, LineRateShareIsAFractionAboveZero) {
+  TransportProfile p;
+  for (double bad : {0.0, -0.5, 1.5}) {
+    p.line_rate_share = bad;
+    EXPECT_THAT(invalid_argument_message([&] { p.validate("side"); }), HasSubstr("line_rate_share"))
+        << bad;
+  }
+  p.line_rate_share = 0.6;
+  EXPECT_NO_THROW(p.validate("side"));
+}
+
 TEST(TransportProfile, FlowCapIsStreamRateTimesStreams) {
   TransportProfile p;
   p.stream_gbps = 4.1;

@@ -74,6 +74,31 @@ TEST(CollectivePrediction, TimeGrowsWithSizeAndBusBandwidthTowardsTheNic) {
   }
 }
 
+// EFA's NICs carry 0.6 of their line rate: the same ring at efficiency 1 over efa moves
+// 1.5 S through 100 Gbit/s x 0.6 = 7.5e9 B/s, so its busbw is 7.5 GB/s.
+TEST(CollectivePrediction, EfaRingRunsAtItsShareOfTheLineRate) {
+  net::ClusterSpec c = star_of_four();
+  c.inter_node_efficiency = 1;
+  c.inter_node_transport = net::transport_profile("efa");
+  EXPECT_DOUBLE_EQ(c.nic_effective_gbps(), 60);
+  const double bytes = 1073741824;
+  const double busbw = bytes / predict_allreduce(c, bytes).seconds * 1.5;
+  EXPECT_NEAR(busbw / 7.5e9, 1.0, 0.002);
+}
+
+// A per-flow cap cannot be simulated on flows (two NICs: two ring channels as flows):
+// refused, naming the field, instead of aborting in SimGrid.
+TEST(CollectivePrediction, FlowCapOnFlowTimedAlgorithmsIsRefused) {
+  net::ClusterSpec c = star_of_four();
+  c.nodes = 2;
+  c.gpus_per_node = 2;
+  c.nics_per_node = 2;
+  c.rail_optimized = true;
+  c.inter_node_transport.stream_gbps = 10;
+  EXPECT_THAT([&] { predict_allreduce(c, 1 << 20); },
+              ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("inter_node_stream_gbps = 10")));
+}
+
 TEST(CollectivePrediction, RefusesLessThanOneElement) {
   EXPECT_THAT([] { predict_allreduce(star_of_four(), 3); },
               ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("at least one fp32 element")));
