@@ -62,10 +62,11 @@ const Collective& find_collective(const std::string& name) {
 
 std::string transport_note(const net::TransportProfile& t) {
   return fmt::format(
-      "transport profile {}: {:g} us per message, stream cap {}, {} stream(s) per peer", t.name,
-      1e6 * t.message_overhead_s,
+      "transport profile {}: {:g} us per message, stream cap {}, {} stream(s) per peer, {:g} of "
+      "the line rate",
+      t.name, 1e6 * t.message_overhead_s,
       t.stream_gbps > 0 ? fmt::format("{:g} Gbit/s", t.stream_gbps) : std::string("none"),
-      t.streams_per_peer);
+      t.streams_per_peer, t.line_rate_share);
 }
 
 std::string algorithm_note(const net::ClusterSpec& c) {
@@ -76,29 +77,29 @@ std::string algorithm_note(const net::ClusterSpec& c) {
                      version, sim::allreduce_selection(c).name);
 }
 
-// The assumptions every number of the table rests on, one header line each.
+// The assumptions every number of the table rests on, one header line each; `described`:
+// the preset or name the resolved scenario gives the cluster.
 std::vector<std::string> assumptions(const Options& o, const Collective& coll,
-                                     const net::ClusterSpec& c) {
+                                     const net::ClusterSpec& c, const std::string& described) {
   const std::string source = o.config.empty() ? "" : fmt::format(", config {}", o.config);
-  return {
-      fmt::format("Collective test starting: {}, predicted by compopt predict-collective (the "
-                  "step simulator; nothing ran)",
-                  coll.binary),
-      fmt::format("nranks {}: cluster '{}' (preset or description given: {}{}{})", c.gpus(), c.name,
-                  o.scenario.cluster, source, o.sets.empty() ? "" : ", --set keys in run.json"),
-      "network: " + sim::describe_cluster_network(c),
-      fmt::format("intra-node: {} at {:g} Gbit/s per GPU x efficiency {:g}, {}",
-                  net::intra_node_fabric_name(c.intra_node_fabric), c.intra_node_gbps,
-                  c.intra_node_efficiency, transport_note(c.intra_node_transport)),
-      fmt::format("inter-node: {} NIC(s) per node x {:g} Gbit/s x efficiency {:g}, {:g} us one "
-                  "way, {}, {} topology",
-                  c.nics_per_node, c.inter_node_gbps, c.inter_node_efficiency,
-                  1e6 * c.inter_node_latency_s, transport_note(c.inter_node_transport),
-                  net::topology_name(c.topology)),
-      algorithm_note(c),
-      "protocol: NCCL's Simple protocol only (LL and LL128 are not modelled: below about 1 MB "
-      "a real NCCL can be faster than this); type float, redop sum; in place = out of place "
-      "(one prediction per size); #wrong N/A (nothing ran)"};
+  return {fmt::format("Collective test starting: {}, predicted by compopt predict-collective (the "
+                      "step simulator; nothing ran)",
+                      coll.binary),
+          fmt::format("nranks {}: cluster '{}' (described as: {}{}{})", c.gpus(), c.name, described,
+                      source, o.sets.empty() ? "" : ", --set keys in run.json"),
+          "network: " + sim::describe_cluster_network(c),
+          fmt::format("intra-node: {} at {:g} Gbit/s per GPU x efficiency {:g}, {}",
+                      net::intra_node_fabric_name(c.intra_node_fabric), c.intra_node_gbps,
+                      c.intra_node_efficiency, transport_note(c.intra_node_transport)),
+          fmt::format("inter-node: {} NIC(s) per node x {:g} Gbit/s x efficiency {:g}, {:g} us one "
+                      "way, {}, {} topology",
+                      c.nics_per_node, c.inter_node_gbps, c.inter_node_efficiency,
+                      1e6 * c.inter_node_latency_s, transport_note(c.inter_node_transport),
+                      net::topology_name(c.topology)),
+          algorithm_note(c),
+          "protocol: NCCL's Simple protocol only (LL and LL128 are not modelled: below about 1 MB "
+          "a real NCCL can be faster than this); type float, redop sum; in place = out of place "
+          "(one prediction per size); #wrong N/A (nothing ran)"};
 }
 
 struct Predicted {
@@ -107,11 +108,11 @@ struct Predicted {
 };
 
 void report(const Options& o, const Collective& coll, const net::ClusterSpec& c,
-            const std::vector<Predicted>& rows) {
+            const std::string& described, const std::vector<Predicted>& rows) {
   RunDirectory dir("predict-collective", o.out, out_mode(o.overwrite));
   dir.run([&] {
     NcclTestsTable table;
-    table.header = assumptions(o, coll, c);
+    table.header = assumptions(o, coll, c, described);
     table.bus_factor = net::allreduce_bus_factor(c.gpus());
     table.extra_header = "algo";
     static const CsvSchema schema("predict_collective.csv", {{"collective"},
@@ -132,7 +133,7 @@ void report(const Options& o, const Collective& coll, const net::ClusterSpec& c,
     fmt::print("{}", format_nccl_tests_table(table));
     dir.write_file("predict_collective.csv", csv.text());
     dir.write_run_json({{"collective", coll.name},
-                        {"cluster", o.scenario.cluster},
+                        {"cluster", described},
                         {"config_file", o.config},
                         {"sets", o.sets},
                         {"assumptions", table.header}});
@@ -152,7 +153,7 @@ void run(const Options& o, const std::vector<std::string>& given) {
   std::vector<Predicted> rows;
   for (uint64_t bytes : sizes)
     rows.push_back({bytes, sim::predict_allreduce(cluster, static_cast<double>(bytes))});
-  report(o, coll, cluster, rows);
+  report(o, coll, cluster, s.cluster, rows);
 }
 
 // The long names of the options given on the command line (e.g. "--gpus").
