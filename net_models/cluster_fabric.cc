@@ -21,18 +21,27 @@ constexpr std::array<FabricName, 3> kFabricNames = {{{IntraNodeFabric::kPcie, "p
 // Per-direction bandwidth of one GPU, Gbit/s. PCIe x16 (PCI-SIG): 3.0 = 15.75 GB/s,
 // 4.0 = 31.5 GB/s, 5.0 = 63 GB/s. NVLink (NVIDIA V100, A100, H100 and B200 datasheets):
 // 2.0 = 6 links x 25 GB/s (V100 SXM2, 300 GB/s both directions), 3.0 = 12 x 25 GB/s
-// (A100 SXM4, 600 GB/s), 4.0 = 18 x 25 GB/s (H100/H200 SXM, 900 GB/s), 5.0 = 18 x 50 GB/s
-// (B200, 1.8 TB/s). B200 systems attach GPUs to their hosts and NICs over PCIe 5.0.
+// (A100 SXM4, 600 GB/s), 4.0 = 18 x 25 GB/s (H100/H200/H20 SXM, 900 GB/s), 5.0 = 18 x 50 GB/s
+// (B200, GB200: 1.8 TB/s). The export variants A800 and H800 keep 400 GB/s both directions
+// (docs/calibration.md, "GPU presets"): 8 links of their generation. B200 systems attach GPUs
+// to their hosts and NICs over PCIe 5.0.
 struct Generation {
-  std::string_view gpu_prefix;
-  int pcie, nvlink;  // generations
+  std::string_view gpu_prefix;  // matched in order: H200 before H20
+  int pcie, nvlink;             // generations
+  int nvlink_links;             // per GPU
 };
-constexpr std::array<Generation, 5> kGenerations = {
-    {{"V100", 3, 2}, {"A100", 4, 3}, {"H100", 5, 4}, {"H200", 5, 4}, {"B200", 5, 5}}};
-constexpr std::array<double, 6> kPcieGbps = {0, 0, 0, 126, 252, 504};          // by generation
-constexpr std::array<double, 6> kNvlinkGbps = {0, 0, 1200, 2400, 3600, 7200};  // by generation
-constexpr std::array<const char*, 6> kNvlinkLinks = {"",        "",        "6 x 25",
-                                                     "12 x 25", "18 x 25", "18 x 50"};
+constexpr std::array<Generation, 9> kGenerations = {{{"V100", 3, 2, 6},
+                                                     {"A100", 4, 3, 12},
+                                                     {"A800", 4, 3, 8},
+                                                     {"H100", 5, 4, 18},
+                                                     {"H200", 5, 4, 18},
+                                                     {"H800", 5, 4, 8},
+                                                     {"H20", 5, 4, 18},
+                                                     {"B200", 5, 5, 18},
+                                                     {"GB200", 5, 5, 18}}};
+constexpr std::array<double, 6> kPcieGbps = {0, 0, 0, 126, 252, 504};  // by generation
+// One NVLink's rate per direction, GB/s, by generation.
+constexpr std::array<double, 6> kNvlinkLinkGBs = {0, 0, 25, 25, 25, 50};
 // What NCCL's topology model assumes one link moves (NVIDIA/nccl src/graph/topo.h: NVLink
 // 20 GB/s on SM70 and SM80, 20.6 on SM90, 40.1 on SM100, against 25, 25, 25 and 50 GB/s
 // nominal; PCIe 12 GB/s per x16 at 8 GT/s, doubling per generation with the GT/s table of
@@ -72,13 +81,13 @@ FabricLink fabric_link(IntraNodeFabric fabric, const GpuSpec& gpu) {
                           g.pcie, gbps / 8, kPcieNcclEfficiency)};
     }
     const auto gen = static_cast<size_t>(g.nvlink);
-    return {kNvlinkGbps[gen], kNvlinkLatency, kNvlinkNcclEfficiency[gen],
-            fmt::format("NVLink {}.0: {} GB/s per direction; NCCL reaches {:.3f} of it", g.nvlink,
-                        kNvlinkLinks[gen], kNvlinkNcclEfficiency[gen])};
+    return {g.nvlink_links * kNvlinkLinkGBs[gen] * 8, kNvlinkLatency, kNvlinkNcclEfficiency[gen],
+            fmt::format("NVLink {}.0: {} x {:g} GB/s per direction; NCCL reaches {:.3f} of it",
+                        g.nvlink, g.nvlink_links, kNvlinkLinkGBs[gen], kNvlinkNcclEfficiency[gen])};
   }
   throw InvalidArgument(fmt::format(
-      "intra_node_fabric {}: no public link figure for GPU '{}' (known: V100, A100, H100, "
-      "H200, B200); set intra_node_gbps and intra_node_latency_s",
+      "intra_node_fabric {}: no public link figure for GPU '{}' (known: V100, A100, A800, "
+      "H100, H200, H800, H20, B200, GB200); set intra_node_gbps and intra_node_latency_s",
       intra_node_fabric_name(fabric), gpu.name));
 }
 

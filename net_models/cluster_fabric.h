@@ -26,9 +26,9 @@ struct FabricLink {
   std::string source;  // the generation and datasheet figure, e.g. "NVLink 4.0: ..."
 };
 
-// The per-GPU link of `fabric` for `gpu` (matched by the GPU's name: V100, A100, H100,
-// H200, B200), with NCCL's efficiency on it. Throws InvalidArgument naming the GPU when no public
-// figure is known.
+// The per-GPU link of `fabric` for `gpu` (matched by the start of the GPU's name: V100, A100,
+// A800, H100, H200, H800, H20, B200, GB200), with NCCL's efficiency on it. Throws InvalidArgument
+// naming the GPU when no public figure is known.
 FabricLink fabric_link(IntraNodeFabric fabric, const GpuSpec& gpu);
 
 }  // namespace compopt::net

@@ -66,8 +66,8 @@ void ClusterLayout::add_node(const ClusterSpec& spec, int node, bool padded) {
     leaf_of_group_.push_back(
         static_cast<size_t>(leaf_base + (spec.rail_optimized ? nic_of[i] : 0)));
     links_.push_back({k == 1 ? name + "-nic" : groups_[first + i].name + "-link",
-                      bytes_per_s(spec.inter_node_gbps * spec.inter_node_efficiency),
-                      spec.inter_node_latency_s / 2, false, -1, true});
+                      bytes_per_s(spec.nic_effective_gbps()), spec.inter_node_latency_s / 2, false,
+                      -1, true});
   }
   switch_of_node_.push_back(links_.size());
   if (nic_of.size() > 1)

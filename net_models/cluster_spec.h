@@ -104,6 +104,11 @@ struct ClusterSpec {
   std::string platform_file;
 
   int gpus() const { return nodes * gpus_per_node; }
+  // What one NIC link carries, Gbit/s: its line rate x inter_node_efficiency x the inter-node
+  // transport's line_rate_share.
+  double nic_effective_gbps() const {
+    return inter_node_gbps * inter_node_efficiency * inter_node_transport.line_rate_share;
+  }
   // Throws InvalidArgument naming the first bad field.
   void validate() const;
 };

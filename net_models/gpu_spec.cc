@@ -86,8 +86,32 @@ GpuEntry entry(std::vector<std::string> aliases, std::string help, GpuSpec spec)
   return e;
 }
 
+// A800, H800, H20 and GB200; no published step profile for any: the A100 fit is carried over.
+void add_export_and_grace_gpus(Registry<GpuEntry>& r) {
+  r.add(entry({"A800"},
+              "NVIDIA A800 SXM4 80 GB (Ampere, export variant): A100 compute, NVLink 400 GB/s",
+              {"A800-80GB", 19.5, 156, 312, 312, 0, 80, 2039, kA100Utilization, kA100LayerOverhead,
+               kCarriedA100}));
+  r.add(entry({}, "NVIDIA H800 SXM5 80 GB (Hopper, export variant): H100 compute, NVLink 400 GB/s",
+              {"H800", 67, 494.7, 989.4, 989.4, 1978.9, 80, 3350, kA100Utilization,
+               kA100LayerOverhead, kCarriedA100}));
+  r.add(entry({},
+              "NVIDIA H20 96 GB (Hopper, export variant): 74 tf32 / 148 bf16 / 296 fp8, 4000 GB/s",
+              {"H20", 44, 74, 148, 148, 296, 96, 4000, kA100Utilization, kA100LayerOverhead,
+               kCarriedA100}));
+  r.add(entry(
+      {},
+      "NVIDIA GB200 (Grace Blackwell, per GPU) 186 GB: 1250 tf32 / 2500 bf16 / 5000 fp8, 8 TB/s",
+      {"GB200", 80, 1250, 2500, 2500, 5000, 186, 8000, kA100Utilization, kA100LayerOverhead,
+       kCarriedA100}));
+}
+
 // Datasheet figures (dense, no sparsity): NVIDIA V100 (SXM2), A100 (SXM4), H100 (SXM5),
-// H200 (SXM) and DGX/HGX B200 product pages.
+// H200 (SXM) and DGX/HGX B200 product pages. The export variants and GB200 (sources with
+// dates in docs/calibration.md, "GPU presets"): A800 and H800 are A100 and H100 silicon with
+// the same compute and memory and NVLink cut to 400 GB/s (cluster_fabric.cc); H20 is Hopper
+// with its compute cut (148 fp16 / 74 tf32 / 44 fp32 / 296 fp8 TFLOP/s) and 96 GB at 4.0 TB/s;
+// GB200's Blackwell GPU runs at 1200 W (2500 bf16 / 1250 tf32 / 5000 fp8, 186 GB, 8 TB/s).
 Registry<GpuEntry> make_registry() {
   Registry<GpuEntry> r("GPU");
   r.add(entry(
@@ -109,6 +133,7 @@ Registry<GpuEntry> make_registry() {
   r.add(entry({}, "NVIDIA H200 SXM 141 GB (Hopper): H100 compute, 4800 GB/s",
               {"H200", 67, 494.7, 989.4, 989.4, 1978.9, 141, 4800, kA100Utilization,
                kA100LayerOverhead, kCarriedA100}));
+  add_export_and_grace_gpus(r);
   r.add(entry({}, "NVIDIA B200 (HGX, Blackwell) 180 GB: 1100 tf32 / 2250 bf16 / 4500 fp8, 8 TB/s",
               {"B200", 80, 1100, 2250, 2250, 4500, 180, 8000, kA100Utilization, kA100LayerOverhead,
                kCarriedA100}));

@@ -192,7 +192,7 @@ void build_cluster_zone(const ClusterSpec& spec, PlatformHosts& hosts) {
     return std::make_pair(zone.zone->get_netpoint(), zone.gateway);
   };
   const sg4::ClusterCallbacks callbacks(leaf);
-  const double bandwidth = bytes_per_s(spec.inter_node_gbps * spec.inter_node_efficiency);
+  const double bandwidth = bytes_per_s(spec.nic_effective_gbps());
   const double latency = spec.inter_node_latency_s / 2;
   sg4::NetZone* fabric = nullptr;
   if (spec.topology == Topology::kTorus) {

@@ -41,6 +41,13 @@ Registry<TransportEntry> make_registry() {
   r.add({{"rdma", {"infiniband", "roce"}, "RDMA verbs over InfiniBand or RoCE"},
          {.name = "rdma"},
          LinkClass::kInfiniband});
+  // AWS EFA through NCCL's aws-ofi-nccl plugin: a NIC carries 0.6 of its line rate, what a
+  // 100 Gbit/s EFA NIC carried in a published ring run (NVIDIA/nccl-tests#22: ring busbw 60
+  // Gbit/s on 2 p3dn.24xlarge; NVIDIA/nccl#235: 50-60 Gbit/s on 8 to 32 nodes;
+  // data/published/collective_rates_public.csv). Ethernet underneath (SRD).
+  r.add({{"efa", {"aws-efa"}, "AWS Elastic Fabric Adapter (NCCL's aws-ofi-nccl plugin)"},
+         {.name = "efa", .line_rate_share = 0.6},
+         LinkClass::kEthernet});
   r.add({{"nvlink", {"nvswitch"}, "CUDA IPC over NVLink / NVSwitch inside a node"},
          {.name = "nvlink"},
          LinkClass::kGpuLink});
@@ -63,6 +70,12 @@ void TransportProfile::validate(const std::string& where) const {
               "incoming flows a NIC takes at full rate, 0 for no incast law");
   check_range(incast_loss, 0, 1, "incast_loss", where,
               "fraction of the NIC's capacity lost per extra incoming flow");
+  if (!(line_rate_share > 0 && line_rate_share <= 1)) {
+    throw InvalidArgument(fmt::format(
+        "{}: line_rate_share = {}, expected above 0 and at most 1 (the share of a NIC's line rate "
+        "the transport reaches)",
+        where, line_rate_share));
+  }
 }
 
 double incast_capacity(const TransportProfile& profile, double capacity, int flows) {
@@ -98,6 +111,8 @@ const std::vector<TransportField>& transport_fields() {
        [](TransportProfile& p, double v) { p.incast_flows = static_cast<int>(std::lround(v)); }},
       {"incast_loss", false, [](const TransportProfile& p) { return p.incast_loss; },
        [](TransportProfile& p, double v) { p.incast_loss = v; }},
+      {"line_rate_share", false, [](const TransportProfile& p) { return p.line_rate_share; },
+       [](TransportProfile& p, double v) { p.line_rate_share = v; }},
   };
   return fields;
 }

@@ -2,7 +2,8 @@
 // TransportProfile: the costs a transport adds to the links it runs on (docs/simulator.md,
 // "Transport mechanisms"), one named profile per transport in a registry: `tcp` (kernel
 // sockets: NCCL's socket transport and compopt's TCP backend), `rdma` (InfiniBand / RoCE
-// verbs), `nvlink` and `pcie` (CUDA IPC inside a node). A cluster takes one profile for its
+// verbs), `efa` (AWS EFA through NCCL's plugin), `nvlink` and `pcie` (CUDA IPC inside a
+// node). A cluster takes one profile for its
 // inter-node links and one for its intra-node links (ClusterSpec), each field replaceable.
 // Each entry also names the link class its transport runs on (Ethernet, InfiniBand, GPU
 // link), which sets the cluster's default bandwidth spread.
@@ -10,8 +11,10 @@
 // Mechanisms: a per-message software cost charged to the sender before each message, a
 // per-peer cost charged at the first message to each peer of a simulation, a per-flow rate
 // cap (stream_gbps x streams_per_peer: one socket or queue pair stream, several per peer),
-// and the incast law: a receiving NIC with k concurrent incoming flows delivers
-// capacity / (1 + incast_loss x max(0, k - incast_flows)). Zero disables a mechanism.
+// the incast law: a receiving NIC with k concurrent incoming flows delivers
+// capacity / (1 + incast_loss x max(0, k - incast_flows)), and the share of each NIC's line
+// rate the transport's traffic reaches (line_rate_share, inter-node side: the NIC links run
+// at rate x efficiency x share). Zero disables a mechanism; a share of 1 is none.
 
 #include <string>
 #include <string_view>
@@ -29,6 +32,7 @@ struct TransportProfile {
   int streams_per_peer = 1;       // streams one flow is striped over
   int incast_flows = 0;           // incoming flows a NIC takes at full rate; 0: no incast law
   double incast_loss = 0;         // capacity lost per flow beyond incast_flows (fraction)
+  double line_rate_share = 1;     // of a NIC's line rate, all its flows together, (0, 1]
 
   // The cap of one flow in Gbit/s, 0 when uncapped.
   double flow_cap_gbps() const { return stream_gbps * streams_per_peer; }

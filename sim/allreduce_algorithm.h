@@ -1,9 +1,10 @@
 #pragma once
 // The registry of uncompressed allreduce algorithms the step simulator can charge for
 // the `full_precision` and `warmup` stages, as NCCL offers them (docs/simulator.md
-// "Allreduce algorithms"): `ring` (NCCL's ring, one channel per NIC) and `tree`
-// (NCCL's double binary tree, same channels). An algorithm gives its message pattern
-// as flow rounds (allreduce_patterns.h), and NCCL's tuning model of it (nccl_tuning.h):
+// "Allreduce algorithms"): `ring` (NCCL's ring, one channel per NIC), `tree`
+// (NCCL's double binary tree, same channels) and `nvls` (NVLink SHARP inside one NVSwitch
+// node of Hopper or Blackwell GPUs, NCCL 2.17 on; nccl_tuning.h). An algorithm gives its message
+// pattern as flow rounds (allreduce_patterns.h), and NCCL's tuning model of it (nccl_tuning.h):
 // protocol latency, algorithm bandwidth and bandwidth factor. The choice is a cluster's
 // `allreduce_algorithm`: "auto" (the algorithm NCCL picks for the message size and cluster,
 // by the rule of the cluster's NCCL version, allreduce_selection.h) or a registered name
@@ -25,7 +26,11 @@ struct AllreduceAlgorithm : RegistryEntry {
   // NCCL's model: protocol latency (added to the simulated time) and algorithm bandwidth.
   double (*latency_s)(double bytes, const net::ClusterSpec& cluster) = nullptr;
   double (*nccl_bandwidth)(double bytes, const net::ClusterSpec& cluster) = nullptr;
-  double bandwidth_factor = 1.0;  // the simulated transfer time is divided by it
+  // The simulated transfer time is divided by it: NCCL's share of the bandwidth its rounds
+  // are simulated at.
+  double (*bandwidth_factor)(const net::ClusterSpec& cluster) = nullptr;
+  // Whether NCCL can run it on the cluster; nullptr: everywhere.
+  bool (*runs_on)(const net::ClusterSpec& cluster) = nullptr;
   // Whether it runs on a user's platform XML. SimGrid 3.32 crashes loading an XML platform
   // in an engine after one that ran flow rounds, so there only the one-channel ring runs.
   bool on_platform_files = true;
@@ -51,7 +56,7 @@ double nccl_predicted_s(const AllreduceAlgorithm& a, double bytes, const net::Cl
 // The algorithm for `choice` ("auto": the one the cluster's NCCL version picks among those
 // that run on the cluster, allreduce_selection.h; else the one named) and `bytes` of gradient
 // per GPU. Throws like check_allreduce_algorithm, and InvalidArgument when the named one
-// does not run on the cluster's platform file.
+// does not run on the cluster's platform file or on the cluster (runs_on).
 const AllreduceAlgorithm& choose_allreduce_algorithm(std::string_view choice, double bytes,
                                                      const net::ClusterSpec& cluster);
 

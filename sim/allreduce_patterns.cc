@@ -110,4 +110,12 @@ std::vector<FlowRound> double_tree_rounds(double bytes, const net::ClusterSpec& 
   return {{.flows = set.flows(), .repeat = 1, .phase = "tree reduce-broadcast"}};
 }
 
+std::vector<FlowRound> nvls_rounds(double bytes, const net::ClusterSpec& cluster) {
+  FlowRound round;
+  round.phase = "nvls";
+  const int g = cluster.gpus_per_node;
+  for (int i = 0; i < g; ++i) round.flows.push_back({i, (i + 1) % g, bytes});
+  return {round};
+}
+
 }  // namespace compopt::sim

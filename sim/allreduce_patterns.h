@@ -22,6 +22,11 @@
 // broadcast (down) are pipelined in chunks, so in steady state every tree edge carries
 // its share in both directions at once: one round of all those flows, merged per GPU
 // pair. The pipeline fill is left to NCCL's latency model (nccl_latency.h).
+//
+// NVLS (one node on NVSwitch): each GPU sends its S bytes up to the switch and receives the
+// reduced S back. The star has no switch endpoint, so the round is one shift of S bytes
+// from GPU i to GPU i + 1: every GPU link carries S in each direction at once, as NVLS
+// loads it.
 
 #include <vector>
 
@@ -45,5 +50,6 @@ std::vector<FlowRound> ring_channel_rounds(double bytes, const net::ClusterSpec&
                                            int channels);
 std::vector<FlowRound> double_tree_rounds(double bytes, const net::ClusterSpec& cluster,
                                           int channels);
+std::vector<FlowRound> nvls_rounds(double bytes, const net::ClusterSpec& cluster);
 
 }  // namespace compopt::sim

@@ -4,6 +4,10 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <span>
+#include <string_view>
+
+#include "net_models/nccl_version.h"
 
 namespace compopt::sim {
 
@@ -21,6 +25,42 @@ constexpr double kTreeMaxBusGbs = 80, kTreeMaxBusGbsTwoNodes = 110;
 constexpr std::array<double, 22> kTreeCorrection = {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6,
                                                     .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9};
 
+// NVLS: NVIDIA/nccl src/graph/tuning.cc (nvlsEfficiency; hwLat NVLink NVLS Simple 25 us,
+// base 0) and src/graph/search.cc (intra-node speed tables of SM90 and SM100, GB/s).
+constexpr double kNvlsLatencyUs = 25;
+constexpr std::array<double, 11> kSm90IntraSpeeds = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+constexpr std::array<double, 12> kSm100IntraSpeeds = {90, 80, 70, 60, 50, 45,
+                                                      40, 30, 24, 20, 19, 18};
+constexpr net::NcclVersion kFirstNvlsVersion{2, 17, 0};
+
+// The GPUs with NVLS, by the start of their preset name, and NCCL's figures for them.
+struct NvlsGpu {
+  std::string_view prefix;
+  double efficiency;
+  std::span<const double> speeds;
+};
+const std::array<NvlsGpu, 6> kNvlsGpus = {{{"H100", 0.85, kSm90IntraSpeeds},
+                                           {"H200", 0.85, kSm90IntraSpeeds},
+                                           {"H800", 0.85, kSm90IntraSpeeds},
+                                           {"H20", 0.85, kSm90IntraSpeeds},
+                                           {"B200", 0.74, kSm100IntraSpeeds},
+                                           {"GB200", 0.74, kSm100IntraSpeeds}}};
+
+const NvlsGpu* nvls_gpu(const net::GpuSpec& gpu) {
+  for (const NvlsGpu& g : kNvlsGpus)
+    if (gpu.name.rfind(g.prefix, 0) == 0) return &g;
+  return nullptr;
+}
+
+// The per-channel rate of NCCL's NVLS graph, GB/s: the largest speed at most the GPU's NVLink
+// bandwidth (as NCCL counts it: the link x NCCL's per-link efficiency) over c channels.
+double nvls_channel_gbs(const NvlsGpu& g, const net::ClusterSpec& cluster) {
+  const double link_gbs = cluster.intra_node_gbps * cluster.intra_node_efficiency / 8;
+  for (double speed : g.speeds)
+    if (speed * cluster.gpus_per_node <= link_gbs) return speed;
+  return 0;
+}
+
 bool over_pcie(const net::ClusterSpec& cluster) {
   return cluster.intra_node_fabric == net::IntraNodeFabric::kPcie;
 }
@@ -31,7 +71,7 @@ double bus_bandwidth(const net::ClusterSpec& cluster) {
   const double link = cluster.intra_node_gbps * cluster.intra_node_efficiency * 1e9 / 8;
   if (cluster.nodes < 2) return link;
   const int nics = std::min(cluster.nics_per_node, cluster.gpus_per_node);
-  const double nic = nics * cluster.inter_node_gbps * cluster.inter_node_efficiency * 1e9 / 8;
+  const double nic = nics * cluster.nic_effective_gbps() * 1e9 / 8;
   return std::min(nic, link * cluster.gpus_per_node);
 }
 
@@ -66,6 +106,27 @@ double nccl_tree_bandwidth(double bytes, const net::ClusterSpec& cluster) {
   const auto log_size = static_cast<size_t>(std::floor(std::log2(chunks)));
   if (log_size < kTreeCorrection.size()) bandwidth *= kTreeCorrection[log_size];
   return bandwidth;
+}
+
+bool nvls_runs_on(const net::ClusterSpec& cluster) {
+  const NvlsGpu* g = nvls_gpu(cluster.gpu);
+  if (g == nullptr || cluster.nodes != 1 || cluster.gpus_per_node < 2 ||
+      cluster.intra_node_fabric != net::IntraNodeFabric::kNvswitch)
+    return false;
+  if (!cluster.nccl_version.empty() &&
+      net::parse_nccl_version(cluster.nccl_version) < kFirstNvlsVersion)
+    return false;
+  return nvls_channel_gbs(*g, cluster) > 0;
+}
+
+double nccl_nvls_latency_s(double /*bytes*/, const net::ClusterSpec& /*cluster*/) {
+  return 1e-6 * kNvlsLatencyUs;
+}
+
+double nccl_nvls_bandwidth(double /*bytes*/, const net::ClusterSpec& cluster) {
+  if (!nvls_runs_on(cluster)) return 0;
+  const NvlsGpu& g = *nvls_gpu(cluster.gpu);
+  return 1e9 * g.efficiency * cluster.gpus_per_node * nvls_channel_gbs(g, cluster);
 }
 
 }  // namespace compopt::sim

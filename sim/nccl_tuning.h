@@ -33,4 +33,19 @@ double nccl_tree_bandwidth(double bytes, const net::ClusterSpec& cluster);
 // NCCL's bandwidth factor of the tree against its bus bandwidth (busBw x 0.9).
 inline constexpr double kNcclTreeBandwidthFactor = 0.9;
 
+// NVLS (NVLink SHARP, NCCL 2.17 on): inside one node of Hopper or Blackwell GPUs on
+// NVSwitch, each GPU sends its S bytes to the switch, which reduces them and multicasts the
+// result, so each GPU link carries S each way (a ring: 2(n-1)/n S). NCCL's model opens one
+// channel per GPU (c = g) at the per-channel rate its graph search settles on, the largest
+// entry of its speed table (src/graph/search.cc, SM90 and SM100 tables) at most the GPU's
+// NVLink bandwidth / c, and gives NVLS busBw = 2 x e x (c - 1) x that rate for NVLS efficiency
+// e (0.85 Hopper, 0.74 Blackwell; src/graph/tuning.cc), so algbw = e x c x rate; latency 25 us.
+// Whether the cluster's NCCL runs NVLS: one node of at least 2 GPUs with NVLS on NVSwitch,
+// NCCL 2.17 or later (an empty version is a current NCCL).
+bool nvls_runs_on(const net::ClusterSpec& cluster);
+double nccl_nvls_latency_s(double bytes, const net::ClusterSpec& cluster);
+// NCCL's algorithm bandwidth of NVLS, e x c x per-channel rate, in bytes per second (0 where
+// NVLS does not run).
+double nccl_nvls_bandwidth(double bytes, const net::ClusterSpec& cluster);
+
 }  // namespace compopt::sim

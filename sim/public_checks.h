@@ -35,13 +35,6 @@ net::ClusterSpec public_check_cluster(const net::NcclTestsRow& row);
 // The case's allreduce simulated on its cluster and compared with the published figures.
 PublicCheck predict_public_check(const net::NcclTestsRow& row);
 
-// One nccl-tests fp32 sum allreduce of `bytes` per rank on `cluster` (all its GPUs), as the
-// step simulator's baseline allreduce times it alone (no overlap), in seconds; `algorithm`,
-// when given, receives the algorithm charged. predict_public_check and `compopt calibrate`
-// (experiments/calibration/) both time rows this way.
-double nccl_tests_allreduce_s(const net::ClusterSpec& cluster, double bytes,
-                              std::string* algorithm = nullptr);
-
 // nccl-tests' bus bandwidth of `bytes` per rank in `seconds` on `ranks` ranks, bytes/s.
 double bus_bandwidth(double bytes, double seconds, int ranks);
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <string_view>
 #include <utility>
 
 #include "core/comm/collectives/compressed_allreduce.h"
@@ -148,6 +149,21 @@ net::ClusterSpec cut_cluster(const net::ClusterSpec& cluster, int nodes) {
   return cut;
 }
 
+// SimGrid 3.32 cannot cap the rate of the host-to-host flows time_flows posts (Comm::set_rate
+// holds only for mailbox messages): refuse a per-flow cap where the algorithm's messages are
+// timed as flows (several ring channels, the tree, NVLS) instead of aborting inside SimGrid.
+void check_flows_uncapped(const net::ClusterSpec& cluster, std::string_view algorithm) {
+  for (const auto& [side, t] : {std::pair{"inter_node", &cluster.inter_node_transport},
+                                {"intra_node", &cluster.intra_node_transport}}) {
+    if (t->flow_cap_gbps() <= 0) continue;
+    throw InvalidArgument(fmt::format(
+        "cluster '{}': {}_stream_gbps = {} caps each flow, which the {} allreduce's flows cannot "
+        "model (several NICs, a tree or NVLS); set it only with one NIC per node and the ring, "
+        "or use {}_line_rate_share for a transport that reaches a share of the NIC's rate",
+        cluster.name, side, t->stream_gbps, algorithm, side));
+  }
+}
+
 PreparedCollective prepare(const StepConfig& config, const CollectiveRequest& request,
                            size_t proxy) {
   const net::ClusterSpec& cluster = config.cluster;
@@ -165,7 +181,10 @@ PreparedCollective prepare(const StepConfig& config, const CollectiveRequest& re
       out.flow_nodes = k;
       out.timed_flows = out.algorithm->rounds(bytes, cut_cluster(cluster, k));
     }
-    if (!out.flows.empty()) return out;
+    if (!out.flows.empty()) {
+      check_flows_uncapped(cluster, out.algorithm->name);
+      return out;
+    }
   }
   out.by_rounds = !config.full_collectives && timed_by_rounds(stage.scheme, cluster);
   if (out.by_rounds) {
@@ -240,7 +259,7 @@ void charge_algorithm(const StepConfig& config, const CollectiveRequest& request
   const AllreduceAlgorithm& a = *prepared.algorithm;
   const double bytes = request.modeled * config.workload.wire_bytes();
   const double simulated = m.seconds;
-  m.seconds = simulated / a.bandwidth_factor + a.latency_s(bytes, config.cluster);
+  m.seconds = simulated / a.bandwidth_factor(config.cluster) + a.latency_s(bytes, config.cluster);
   m.algorithm = a.name;
   const double stretch = simulated > 0 ? m.seconds / simulated : 1.0;
   for (std::vector<PhaseSpan>& rank_spans : m.spans) {

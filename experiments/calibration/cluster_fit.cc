@@ -10,6 +10,7 @@
 #include "core/util/error.h"
 #include "core/util/median.h"
 #include "experiments/calibration/alpha_beta.h"
+#include "sim/collective_prediction.h"
 #include "sim/public_checks.h"
 
 namespace compopt::calibration {
@@ -97,7 +98,7 @@ double log_latency(const ClusterSpec& base, const std::vector<Measurement>& rows
     const double alpha = fit_alpha_beta(mine).alpha_s;
     if (alpha > 0) return alpha;
   }
-  return sim::nccl_tests_allreduce_s(shaped(base, smallest->nodes, smallest->gpus_per_node), 8);
+  return sim::predict_allreduce(shaped(base, smallest->nodes, smallest->gpus_per_node), 8).seconds;
 }
 
 // Each row's regime: its measured time against its log's latency.

@@ -9,6 +9,7 @@
 
 #include "experiments/calibration/cluster_fit.h"
 #include "net_models/cluster_presets.h"
+#include "sim/collective_prediction.h"
 #include "sim/public_checks.h"
 
 namespace compopt::calibration {
@@ -17,7 +18,7 @@ namespace {
 double calibrated_s(const net::ClusterSpec& fitted, const net::NcclTestsRow& row) {
   net::ClusterSpec c = sim::public_check_cluster(row);
   apply_fitted(fitted, c);
-  return sim::nccl_tests_allreduce_s(c, row.bytes);
+  return sim::predict_allreduce(c, row.bytes).seconds;
 }
 
 Measurement measurement_of(const net::NcclTestsRow& row) {
@@ -27,7 +28,7 @@ Measurement measurement_of(const net::NcclTestsRow& row) {
   m.predict = [own, bytes = row.bytes](const net::ClusterSpec& fitted) {
     net::ClusterSpec c = own;
     apply_fitted(fitted, c);
-    return sim::nccl_tests_allreduce_s(c, bytes);
+    return sim::predict_allreduce(c, bytes).seconds;
   };
   return m;
 }

@@ -11,6 +11,7 @@
 #include "core/util/io_error.h"
 #include "experiments/calibration/nccl_tests_log.h"
 #include "net_models/calibration_rows.h"
+#include "sim/collective_prediction.h"
 #include "sim/network_fit.h"
 #include "sim/public_checks.h"
 
@@ -47,7 +48,7 @@ std::string row_name(const std::string& path, const char* unit, size_t n) {
 }
 
 std::function<double(const net::ClusterSpec&)> allreduce_predictor(double bytes) {
-  return [bytes](const net::ClusterSpec& c) { return sim::nccl_tests_allreduce_s(c, bytes); };
+  return [bytes](const net::ClusterSpec& c) { return sim::predict_allreduce(c, bytes).seconds; };
 }
 
 // The shape of a file's ranks: the @NODESxGPUS given, else what the file printed (hosts and

@@ -5,6 +5,11 @@
 // collectives, so each backend runs its own version (the CUDA kernels for the compressed ones
 // on hybrid and nccl). On a simulated backend (sim) the time is simulated wire time only
 // (local compression work is not charged); on the real backends it is wall time.
+//
+// Sizes: --sizes (MB lists) or nccl-tests' sweep flags -b/-e/-f/-i (nccl_tests_format.h).
+// Output: one table per variant in nccl-tests' layout (a parser of all_reduce_perf logs reads
+// it; the collectives reduce in place, so both column groups show the same calls) and
+// comm_bench.csv.
 
 #include <fmt/format.h>
 
@@ -19,6 +24,7 @@
 #include "core/util/error.h"
 #include "experiments/cli/allreduce_variants.h"
 #include "experiments/cli/commands.h"
+#include "experiments/cli/nccl_tests_format.h"
 #include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/option_ranges.h"
@@ -33,7 +39,9 @@ struct BenchOptions {
   double link_gbps = 1.0;        // sim: every rank on its own node, star of links this fast
   double latency_us = 50.0;      // sim: one-way latency of each link
   double link_efficiency = 1.0;  // sim: fraction of the link rate that carries payload
-  std::vector<double> sizes_mb{1, 4, 16, 64};
+  std::vector<double> sizes_mb{1, 4, 16, 64};  // --sizes; ignored under a -b/-e/-f/-i sweep
+  SweepFlags sweep;                            // nccl-tests' -b/-e/-f/-i
+  std::vector<uint64_t> bytes;                 // the sizes timed (resolve_sizes)
   std::vector<std::string> variants{"allreduce-fp32", "compressed-sign"};
   int iters = 5;
   int warmup = 1;
@@ -61,8 +69,8 @@ std::vector<Row> bench(Communicator& comm, const BenchOptions& o) {
   std::vector<Row> rows;
   for (const std::string& name : o.variants) {
     const AllreduceCall reduce = find_variant(name).make(comm);
-    for (double mb : o.sizes_mb) {
-      const auto elements = static_cast<size_t>(mb * 1e6 / 4);
+    for (uint64_t bytes : o.bytes) {
+      const auto elements = static_cast<size_t>(bytes / 4);
       std::vector<float> x(elements);
       for (size_t i = 0; i < elements; ++i)
         x[i] = std::sin(0.001f * static_cast<float>(i) + static_cast<float>(comm.rank()));
@@ -87,14 +95,40 @@ std::vector<Row> bench(Communicator& comm, const BenchOptions& o) {
   return rows;
 }
 
+// The nccl-tests table of one variant's rows (in place: both column groups show them).
+std::string variant_table(const BenchOptions& o, int ranks, const std::string& variant,
+                          const std::vector<Row>& rows, const std::string& backend_note) {
+  NcclTestsTable t;
+  t.redop = "avg";  // every variant reduces to the mean
+  t.bus_factor = ranks > 1 ? 2.0 * (ranks - 1) / ranks : 0.0;
+  t.header = {
+      fmt::format("Collective test starting: all_reduce, compopt comm-bench variant {} ({})",
+                  variant, allreduce_variants().get(variant).help),
+      fmt::format("compopt {}: {} ranks, {} warmup iters, {} iters per size; {}", o.backend, ranks,
+                  o.warmup, o.iters, backend_note),
+      "in place: comm-bench's collectives reduce in place; the out-of-place and in-place "
+      "columns show the same timed calls (no data check: #wrong N/A)"};
+  for (const Row& r : rows) {
+    if (r.variant != variant) continue;
+    t.lines.push_back({r.bytes, r.bytes / 4, r.seconds, r.seconds, {}});
+  }
+  return format_nccl_tests_table(t);
+}
+
+std::string backend_note(const BenchOptions& o, bool simulated) {
+  if (!simulated) return "wall time of the slowest rank";
+  return fmt::format(
+      "simulated wire time of the slowest rank, one rank per node on a star of {:g} Gbit/s "
+      "links, {:g} us one way, link efficiency {:g}",
+      o.link_gbps, o.latency_us, o.link_efficiency);
+}
+
 void report(const BenchOptions& o, bool simulated, int ranks, const std::vector<Row>& rows) {
   RunDirectory dir("comm-bench", o.out, out_mode(o.overwrite));
   dir.run([&] {
     const double factor = ranks > 1 ? 2.0 * (ranks - 1) / ranks : 0.0;
-    fmt::print("compopt comm-bench: backend {}, {} ranks, {} iterations (+{} warmup)\n\n",
-               o.backend, ranks, o.iters, o.warmup);
-    fmt::print("{:<18} {:>10} {:>12} {:>12} {:>12} {:>14}\n", "variant", "size MB", "time ms",
-               "algbw GB/s", "busbw GB/s", "wire B/rank");
+    for (const std::string& v : o.variants)
+      fmt::print("{}\n", variant_table(o, ranks, v, rows, backend_note(o, simulated)));
     // Bandwidths in gigabytes (1e9 bytes) per second, as NCCL's tests report them.
     static const CsvSchema schema("comm_bench.csv", {{"backend"},
                                                      {"ranks"},
@@ -106,16 +140,13 @@ void report(const BenchOptions& o, bool simulated, int ranks, const std::vector<
                                                      {"wire_bytes_per_rank"}});
     CsvWriter csv(schema);
     for (const Row& r : rows) {
-      const double algbw = static_cast<double>(r.bytes) / r.seconds / 1e9;
-      fmt::print("{:<18} {:>10.2f} {:>12.3f} {:>12.3f} {:>12.3f} {:>14}\n", r.variant,
-                 static_cast<double>(r.bytes) / 1e6, 1e3 * r.seconds, algbw, algbw * factor,
-                 r.wire_bytes);
+      const double algbw = algbw_gbs(r.bytes, r.seconds);
       csv.add(
           {o.backend, ranks, r.variant, r.bytes, r.seconds, algbw, algbw * factor, r.wire_bytes});
     }
     dir.write_file("comm_bench.csv", csv.text());
     auto meta =
-        nlohmann::json{{"backend", o.backend},   {"ranks", ranks},   {"sizes_mb", o.sizes_mb},
+        nlohmann::json{{"backend", o.backend},   {"ranks", ranks},   {"sizes_bytes", o.bytes},
                        {"variants", o.variants}, {"iters", o.iters}, {"warmup", o.warmup}};
     if (simulated) {
       meta["link_gbps"] = o.link_gbps;
@@ -124,7 +155,7 @@ void report(const BenchOptions& o, bool simulated, int ranks, const std::vector<
     }
     dir.write_run_json(meta);
   });
-  fmt::print("\nwrote {}/comm_bench.csv and run.json\n", dir.path().string());
+  fmt::print("wrote {}/comm_bench.csv and run.json\n", dir.path().string());
 }
 
 constexpr int kMaxRanks = 4096;  // local and sim: threads / simulated hosts of one machine
@@ -147,6 +178,34 @@ const BackendEntry& find_backend(const std::string& name) {
   }
 }
 
+constexpr double kMaxMessageMb = 4096;
+
+// --sizes in MB: each at least one fp32 element and at most kMaxMessageMb.
+std::vector<uint64_t> listed_sizes(const std::vector<double>& sizes_mb) {
+  if (sizes_mb.empty()) throw InvalidArgument("--sizes: no size given, expected MB in (0, 4096]");
+  std::vector<uint64_t> bytes;
+  for (double mb : sizes_mb) {  // at least one fp32 element: 4e-6 MB
+    if (!(mb > 0) || mb > kMaxMessageMb || static_cast<uint64_t>(mb * 1e6 / 4) < 1) {
+      throw InvalidArgument(
+          fmt::format("--sizes {}: expected MB in [4e-06, 4096] (at least one fp32 element)", mb));
+    }
+    bytes.push_back(static_cast<uint64_t>(mb * 1e6 / 4) * 4);
+  }
+  return bytes;
+}
+
+// The sizes to time: --sizes or the sweep, not both (`sizes_given`: --sizes was on the
+// command line).
+std::vector<uint64_t> resolve_sizes(const BenchOptions& o, bool sizes_given) {
+  if (o.sweep.given() && sizes_given) {
+    throw InvalidArgument(
+        "--sizes and -b/-e/-f/-i both given: expected one of them (--sizes lists MB, -b/-e/-f/-i "
+        "sweep bytes as nccl-tests does)");
+  }
+  return o.sweep.given() ? fp32_sweep_sizes(o.sweep, kMaxMessageMb * 1e6)
+                         : listed_sizes(o.sizes_mb);
+}
+
 // Throws InvalidArgument for the first bad option (before any rank starts).
 void check(const BenchOptions& o, const BackendEntry& backend) {
   if (const std::string why = backend.available(); !why.empty())
@@ -166,25 +225,19 @@ void check(const BenchOptions& o, const BackendEntry& backend) {
   if (!(o.link_efficiency > 0 && o.link_efficiency <= 1))
     throw InvalidArgument(
         fmt::format("--link-efficiency {}: expected a fraction in (0, 1]", o.link_efficiency));
-  if (o.sizes_mb.empty()) throw InvalidArgument("--sizes: no size given, expected MB in (0, 4096]");
   if (o.variants.empty()) throw InvalidArgument("--variants: no variant given");
-  for (double mb : o.sizes_mb) {  // at least one fp32 element: 4e-6 MB
-    if (!(mb > 0) || mb > 4096 || static_cast<size_t>(mb * 1e6 / 4) < 1) {
-      throw InvalidArgument(
-          fmt::format("--sizes {}: expected MB in [4e-06, 4096] (at least one fp32 element)", mb));
-    }
-  }
   int copies = 0;  // rejects unknown names before any work
   for (const auto& v : o.variants) copies = std::max(copies, find_variant(v).peak_copies);
   if (in_process) {  // every rank's vector lives in this process
-    const double largest = *std::max_element(o.sizes_mb.begin(), o.sizes_mb.end());
+    const double largest =
+        static_cast<double>(*std::max_element(o.bytes.begin(), o.bytes.end())) / 1e6;
     if (largest * o.ranks > kMaxLocalMb) {
       throw InvalidArgument(
           fmt::format("--sizes {} MB x --ranks {}: {} MB of vectors in one "
                       "process, expected at most {} MB",
                       largest, o.ranks, largest * o.ranks, kMaxLocalMb));
     }
-    check_comm_bench_memory(o.ranks, o.sizes_mb, copies, MemoryBudget::of_this_machine());
+    check_comm_bench_memory(o.ranks, {largest}, copies, MemoryBudget::of_this_machine());
   }
   // Rank 0 creates the run directory only after the benchmark: refuse a bad --out before it.
   check_out_dir(o.out, out_mode(o.overwrite));
@@ -206,7 +259,8 @@ WorldOptions world_options(const BenchOptions& o, const BackendEntry& backend) {
   return world;
 }
 
-void run(const BenchOptions& o) {
+void run(BenchOptions& o, bool sizes_given) {
+  o.bytes = resolve_sizes(o, sizes_given);
   const BackendEntry& backend = find_backend(o.backend);
   check(o, backend);
   backend.run(world_options(o, backend), [&o, &backend](Communicator& comm) {
@@ -240,9 +294,11 @@ void register_comm_bench_command(CLI::App& app) {
                   "sim: fraction of the link rate that carries payload, the rest being protocol "
                   "headers (TCP/IPv4 in 1500-byte Ethernet frames: 1448/1514 = 0.9564)")
       ->capture_default_str();
-  cmd->add_option("--sizes", o->sizes_mb, "vector sizes in MB (fp32)")
-      ->delimiter(',')
-      ->capture_default_str();
+  CLI::Option* sizes =
+      cmd->add_option("--sizes", o->sizes_mb, "vector sizes in MB (fp32); or -b/-e/-f/-i")
+          ->delimiter(',')
+          ->capture_default_str();
+  add_sweep_flags(*cmd, o->sweep);
   cmd->add_option("--variants", o->variants, option_help("variants, from:", allreduce_variants()))
       ->delimiter(',')
       ->capture_default_str();
@@ -256,7 +312,7 @@ void register_comm_bench_command(CLI::App& app) {
                   "run directory written by rank 0 (default runs/comm-bench-<time>)")
       ->check(non_empty_out());
   add_overwrite_flag(*cmd, o->overwrite);
-  cmd->callback([o] { run(*o); });
+  cmd->callback([o, sizes] { run(*o, sizes->count() > 0); });
 }
 
 }  // namespace compopt::cli

@@ -9,6 +9,7 @@ namespace compopt::cli {
 
 void register_collectives_command(CLI::App& app);
 void register_comm_bench_command(CLI::App& app);
+void register_predict_collective_command(CLI::App& app);  // nccl-tests table, simulated
 void register_launch_command(CLI::App& app);
 void register_train_command(CLI::App& app);
 void register_profile_command(CLI::App& app);

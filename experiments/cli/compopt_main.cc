@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
       "print the version, git commit and backends, and exit");
   compopt::cli::register_collectives_command(app);
   compopt::cli::register_comm_bench_command(app);
+  compopt::cli::register_predict_collective_command(app);
   compopt::cli::register_launch_command(app);
   compopt::cli::register_train_command(app);
   compopt::cli::register_profile_command(app);

@@ -18,8 +18,9 @@ using testing_support::invalid_argument_message;
 
 TEST(TransportProfile, RegistryNamesEveryTransportAndItsAliases) {
   EXPECT_EQ(transport_registry().names(),
-            (std::vector<std::string>{"tcp", "rdma", "nvlink", "pcie"}));
+            (std::vector<std::string>{"tcp", "rdma", "efa", "nvlink", "pcie"}));
   EXPECT_EQ(transport_profile("infiniband").name, "rdma");
+  EXPECT_EQ(transport_profile("aws-efa").name, "efa");
   EXPECT_EQ(transport_profile("socket").name, "tcp");
   const std::string error = invalid_argument_message([] { transport_profile("udp"); });
   EXPECT_THAT(error, HasSubstr("'udp'"));
@@ -37,13 +38,30 @@ TEST(TransportProfile, SourcedFigures) {
   // 0.
   EXPECT_EQ(transport_profile("tcp").peer_overhead_s, 0);
   EXPECT_EQ(transport_profile("rdma").peer_overhead_s, 0);  // no published figure
+  // EFA: a NIC carries what a 100 Gbit/s EFA NIC carried in a published ring run, 60%.
+  EXPECT_EQ(transport_profile("efa").line_rate_share, 0.6);
+  EXPECT_EQ(transport_profile("efa").flow_cap_gbps(), 0);
+  EXPECT_EQ(transport_profile("tcp").line_rate_share, 1);
+  EXPECT_EQ(transport_profile("efa").message_overhead_s, 0);
 }
 
 TEST(TransportProfile, EachTransportNamesItsLinkClass) {
   EXPECT_EQ(transport_registry().get("tcp").link_class, LinkClass::kEthernet);
   EXPECT_EQ(transport_registry().get("roce").link_class, LinkClass::kInfiniband);
+  EXPECT_EQ(transport_registry().get("efa").link_class, LinkClass::kEthernet);
   EXPECT_EQ(transport_registry().get("nvswitch").link_class, LinkClass::kGpuLink);
   EXPECT_EQ(transport_registry().get("pcie").link_class, LinkClass::kGpuLink);
+}
+
+TEST(TransportProfile, LineRateShareIsAFractionAboveZero) {
+  TransportProfile p;
+  for (double bad : {0.0, -0.5, 1.5}) {
+    p.line_rate_share = bad;
+    EXPECT_THAT(invalid_argument_message([&] { p.validate("side"); }), HasSubstr("line_rate_share"))
+        << bad;
+  }
+  p.line_rate_share = 0.6;
+  EXPECT_NO_THROW(p.validate("side"));
 }
 
 TEST(TransportProfile, FlowCapIsStreamRateTimesStreams) {

@@ -225,8 +225,10 @@ TEST(AllreduceAlgorithm, TreeRoundTimeIsTheSameFromItsTimingNodesOn) {
   const double bytes =
       static_cast<double>(config.workload.parameters) * config.workload.wire_bytes();
   const double simulated = flow_seconds(config.cluster, tree.rounds(bytes, config.cluster));
-  EXPECT_NEAR(big.comm_s, simulated / tree.bandwidth_factor + tree.latency_s(bytes, config.cluster),
-              1e-9 * big.comm_s);
+  EXPECT_NEAR(
+      big.comm_s,
+      simulated / tree.bandwidth_factor(config.cluster) + tree.latency_s(bytes, config.cluster),
+      1e-9 * big.comm_s);
 }
 
 }  // namespace

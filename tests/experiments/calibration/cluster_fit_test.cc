@@ -11,6 +11,7 @@
 
 #include "net_models/calibration_rows.h"
 #include "net_models/cluster_presets.h"
+#include "sim/collective_prediction.h"
 #include "sim/public_checks.h"
 #include "tests/support/invalid_argument_message.h"
 
@@ -49,7 +50,7 @@ std::vector<Measurement> rows_of(const net::ClusterSpec& truth, int nodes, doubl
   for (double bytes = 8; bytes <= largest; bytes *= 16) {
     Measurement m{fmt::format("n{}.log", nodes), "", "all_reduce", nodes, 2, bytes, 0, nullptr};
     m.predict = [bytes](const net::ClusterSpec& c) {
-      return sim::nccl_tests_allreduce_s(c, bytes);
+      return sim::predict_allreduce(c, bytes).seconds;
     };
     m.seconds = predict_on(truth, m);
     rows.push_back(m);

@@ -1,0 +1,207 @@
+// `compopt predict-collective [CLUSTER.toml]`: the nccl-tests table (size, count, time, algbw,
+// busbw, and the algorithm NCCL would pick) that the step simulator predicts for a collective
+// on a described cluster, before anyone buys or books it, so that the prediction and a real
+// all_reduce_perf log can be diffed line by line. The cluster is described as `compopt
+// profile` takes it (CONFIG.toml, --cluster and the other cluster flags, --set cluster.*
+// keys; profile_scenario.h); the sizes as nccl-tests takes them (-b/-e/-f/-i). Each size is
+// one fp32 sum allreduce through the step simulator's baseline allreduce
+// (sim/collective_prediction.h). The header lines state every assumption the numbers rest on.
+// Writes predict_collective.csv and run.json in the run directory.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "core/util/csv_schema.h"
+#include "core/util/error.h"
+#include "experiments/cli/commands.h"
+#include "experiments/cli/nccl_tests_format.h"
+#include "experiments/cli/profile_scenario.h"
+#include "experiments/run_directory/run_directory.h"
+#include "experiments/scenario/host_memory.h"
+#include "net_models/cluster_presets.h"
+#include "net_models/gpu_spec.h"
+#include "net_models/nccl_tests_rows.h"
+#include "sim/allreduce_algorithm.h"
+#include "sim/allreduce_selection.h"
+#include "sim/collective_prediction.h"
+#include "sim/scenario.h"
+
+namespace compopt::cli {
+namespace {
+
+// The collectives the step simulator predicts, by nccl-tests' name (and its binary's).
+struct Collective {
+  std::string_view name, binary;
+};
+constexpr std::array<Collective, 1> kCollectives = {{{"all_reduce", "all_reduce_perf"}}};
+
+// A size far above any GPU's memory; the sweep's limit.
+constexpr double kMaxPredictedBytes = 1e13;
+
+struct Options {
+  std::string config;      // CLUSTER.toml; empty: none
+  sim::Scenario scenario;  // the cluster flags' (profile_scenario.h)
+  std::vector<std::string> sets;
+  std::string collective = "all_reduce";
+  SweepFlags sweep;
+  std::string out;
+  bool overwrite = false;
+};
+
+const Collective& find_collective(const std::string& name) {
+  for (const Collective& c : kCollectives)
+    if (name == c.name || name == c.binary) return c;
+  throw InvalidArgument(
+      fmt::format("--collective {}: the step simulator predicts all_reduce only (all_reduce_perf); "
+                  "all_gather, reduce_scatter, alltoall and sendrecv are not modelled",
+                  name));
+}
+
+std::string transport_note(const net::TransportProfile& t) {
+  return fmt::format(
+      "transport profile {}: {:g} us per message, stream cap {}, {} stream(s) per peer, {:g} of "
+      "the line rate",
+      t.name, 1e6 * t.message_overhead_s,
+      t.stream_gbps > 0 ? fmt::format("{:g} Gbit/s", t.stream_gbps) : std::string("none"),
+      t.streams_per_peer, t.line_rate_share);
+}
+
+std::string algorithm_note(const net::ClusterSpec& c) {
+  const std::string version = c.nccl_version.empty() ? "a current NCCL" : "NCCL " + c.nccl_version;
+  if (c.allreduce_algorithm != sim::kAutoAllreduceAlgorithm)
+    return fmt::format("algorithm: {} forced (NCCL_ALGO), {}", c.allreduce_algorithm, version);
+  return fmt::format("algorithm: chosen per size by {}'s rule ({}; sim/allreduce_selection.h)",
+                     version, sim::allreduce_selection(c).name);
+}
+
+// The assumptions every number of the table rests on, one header line each; `described`:
+// the preset or name the resolved scenario gives the cluster.
+std::vector<std::string> assumptions(const Options& o, const Collective& coll,
+                                     const net::ClusterSpec& c, const std::string& described) {
+  const std::string source = o.config.empty() ? "" : fmt::format(", config {}", o.config);
+  return {fmt::format("Collective test starting: {}, predicted by compopt predict-collective (the "
+                      "step simulator; nothing ran)",
+                      coll.binary),
+          fmt::format("nranks {}: cluster '{}' (described as: {}{}{})", c.gpus(), c.name, described,
+                      source, o.sets.empty() ? "" : ", --set keys in run.json"),
+          "network: " + sim::describe_cluster_network(c),
+          fmt::format("intra-node: {} at {:g} Gbit/s per GPU x efficiency {:g}, {}",
+                      net::intra_node_fabric_name(c.intra_node_fabric), c.intra_node_gbps,
+                      c.intra_node_efficiency, transport_note(c.intra_node_transport)),
+          fmt::format("inter-node: {} NIC(s) per node x {:g} Gbit/s x efficiency {:g}, {:g} us one "
+                      "way, {}, {} topology",
+                      c.nics_per_node, c.inter_node_gbps, c.inter_node_efficiency,
+                      1e6 * c.inter_node_latency_s, transport_note(c.inter_node_transport),
+                      net::topology_name(c.topology)),
+          algorithm_note(c),
+          "protocol: NCCL's Simple protocol only (LL and LL128 are not modelled: below about 1 MB "
+          "a real NCCL can be faster than this); type float, redop sum; in place = out of place "
+          "(one prediction per size); #wrong N/A (nothing ran)"};
+}
+
+struct Predicted {
+  uint64_t bytes = 0;
+  sim::AllreducePrediction p;
+};
+
+void report(const Options& o, const Collective& coll, const net::ClusterSpec& c,
+            const std::string& described, const std::vector<Predicted>& rows) {
+  RunDirectory dir("predict-collective", o.out, out_mode(o.overwrite));
+  dir.run([&] {
+    NcclTestsTable table;
+    table.header = assumptions(o, coll, c, described);
+    table.bus_factor = net::allreduce_bus_factor(c.gpus());
+    table.extra_header = "algo";
+    static const CsvSchema schema("predict_collective.csv", {{"collective"},
+                                                             {"ranks"},
+                                                             {"bytes"},
+                                                             {"count"},
+                                                             {"time_us", "{:.3f}"},
+                                                             {"algbw_GBps", "{:.6f}"},
+                                                             {"busbw_GBps", "{:.6f}"},
+                                                             {"algorithm"}});
+    CsvWriter csv(schema);
+    for (const Predicted& r : rows) {
+      table.lines.push_back({r.bytes, r.bytes / 4, r.p.seconds, r.p.seconds, r.p.algorithm});
+      const double algbw = algbw_gbs(r.bytes, r.p.seconds);
+      csv.add({std::string(coll.name), c.gpus(), r.bytes, r.bytes / 4, 1e6 * r.p.seconds, algbw,
+               algbw * table.bus_factor, r.p.algorithm});
+    }
+    fmt::print("{}", format_nccl_tests_table(table));
+    dir.write_file("predict_collective.csv", csv.text());
+    dir.write_run_json({{"collective", coll.name},
+                        {"cluster", described},
+                        {"config_file", o.config},
+                        {"sets", o.sets},
+                        {"assumptions", table.header}});
+  });
+  fmt::print("\nwrote {}/predict_collective.csv and run.json\n", dir.path().string());
+}
+
+void run(const Options& o, const std::vector<std::string>& given) {
+  const Collective& coll = find_collective(o.collective);
+  const std::vector<uint64_t> sizes = fp32_sweep_sizes(o.sweep, kMaxPredictedBytes);
+  sim::Scenario s = profile_scenario(o.config, o.scenario, given, o.sets);
+  s.overlap = sim::OverlapMode::kOff;
+  s.workload_spec = sim::allreduce_workload(static_cast<double>(sizes.back()));
+  const net::ClusterSpec cluster = sim::resolve_scenario(s).cluster;
+  check_simulation_memory({s}, 1, "--gpus", MemoryBudget::of_this_machine());
+  check_out_dir(o.out, out_mode(o.overwrite));
+  std::vector<Predicted> rows;
+  for (uint64_t bytes : sizes)
+    rows.push_back({bytes, sim::predict_allreduce(cluster, static_cast<double>(bytes))});
+  report(o, coll, cluster, s.cluster, rows);
+}
+
+// The long names of the options given on the command line (e.g. "--gpus").
+std::vector<std::string> given_flags(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : cmd.get_options())
+    if (option->count() > 0) names.push_back(option->get_name());
+  return names;
+}
+
+void add_cluster_flags(CLI::App& cmd, Options& o) {
+  cmd.add_option("config", o.config,
+                 "CLUSTER.toml: a sweep config of one scenario whose [cluster] table describes the "
+                 "cluster (as compopt profile reads it); flags and --set keys apply over it");
+  cmd.add_option("--cluster", o.scenario.cluster,
+                 "cluster preset: " + net::cluster_registry().expected())
+      ->capture_default_str();
+  cmd.add_option("--gpu", o.scenario.gpu,
+                 "GPU of every node (default: the cluster's): " + net::gpu_registry().expected());
+  cmd.add_option("--gpus", o.scenario.gpus, "ranks, one per GPU (0 = the preset's)")
+      ->capture_default_str();
+  cmd.add_option("--gpus-per-node", o.scenario.gpus_per_node, "GPUs per node (0 = the preset's)");
+  cmd.add_option("--inter-node-gbps", o.scenario.inter_node_gbps,
+                 "NIC bandwidth, Gbit/s (0 = the preset's)");
+  cmd.add_option("--topology", o.scenario.topology,
+                 "star, fat-tree, torus or dragonfly (default: the preset's)");
+  cmd.add_option("--set", o.sets,
+                 "cluster.KEY=VALUE over CLUSTER.toml and the flags (repeatable), e.g. --set "
+                 "cluster.nics_per_node=4 --set cluster.allreduce_algorithm=ring");
+}
+
+}  // namespace
+
+void register_predict_collective_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "predict-collective",
+      "Predict the nccl-tests table (time, algbw, busbw, algorithm) of all_reduce on a described "
+      "cluster with the step simulator, to diff against a real all_reduce_perf log");
+  add_cluster_flags(*cmd, *o);
+  cmd->add_option("--collective,--op", o->collective,
+                  "nccl-tests collective (all_reduce or all_reduce_perf; the only one modelled)")
+      ->capture_default_str();
+  add_sweep_flags(*cmd, o->sweep);
+  cmd->add_option("--out", o->out, "run directory (default runs/predict-collective-<time>)")
+      ->check(non_empty_out());
+  add_overwrite_flag(*cmd, o->overwrite);
+  cmd->callback([o, cmd] { run(*o, given_flags(*cmd)); });
+}
+
+}  // namespace compopt::cli
