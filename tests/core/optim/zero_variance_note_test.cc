@@ -1,9 +1,10 @@
 // The note 1-bit Adam and 1-bit LAMB leave at the freeze step when the frozen variance has exact
 // zeros (core/optim/zero_variance_note.h): counted by hand here, and raised once, at the freeze.
 
+#include "core/optim/zero_variance_note.h"
+
 #include <gtest/gtest.h>
 
-#include "core/optim/zero_variance_note.h"
 #include "tests/core/optim/optim_test_util.h"
 
 namespace compopt::testing {
