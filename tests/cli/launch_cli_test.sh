@@ -55,7 +55,7 @@ node1=$!
 timeout 90 "$BIN" launch -n 2 --nnodes 2 --node-rank 0 --master-port "$P" --run-id job-b -- \
   "${BENCH[@]}" --out "$WORK/mn" > mn0.log 2>&1 || fail "node 0 of the 4-rank job: $(cat mn0.log)"
 wait $node1 || fail "node 1 of the 4-rank job: $(cat mn1.log)"
-grep -q "^\[rank 0\] compopt comm-bench: backend tcp, 4 ranks" mn0.log || fail "4 ranks: $(cat mn0.log)"
+grep -q "^\[rank 0\] # compopt tcp: 4 ranks" mn0.log || fail "4 ranks: $(cat mn0.log)"
 [ "$(wire_bytes mn)" = "4 750000" ] || fail "4-rank wire bytes: $(wire_bytes mn)"
 timeout 60 "$BIN" launch -n 4 -- "${BENCH[@]}" --out "$WORK/one" > one.log 2>&1 || fail "one node: $(cat one.log)"
 [ "$(wire_bytes one)" = "$(wire_bytes mn)" ] || fail "one node $(wire_bytes one) vs two $(wire_bytes mn)"
