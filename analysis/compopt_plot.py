@@ -238,6 +238,11 @@ def pair_label(optimizer, baseline, workload=None):
     return "%s: %s" % (workload, text) if workload else text
 
 
+def known_optimizers():
+    """The optimizers of the style table, in its order."""
+    return list(_OPTIMIZER_LABELS)
+
+
 def order(optimizers):
     """Optimizers in the table's order, unknown ones after, alphabetically."""
     known = list(_OPTIMIZER_LABELS)

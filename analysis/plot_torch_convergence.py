@@ -22,20 +22,34 @@ SMOOTH_STEPS = 20
 TITLES = {"resnet": "ResNet, Fashion-MNIST", "transformer": "byte-level transformer LM"}
 
 
+def _optimizer_of(run, model):
+    """(optimizer, label) of a run named '<model>-<optimizer>[-<variant>]': colour and marker
+    are the optimizer's, as in every other figure; a variant is named after its label."""
+    name = run[len(model) + 1:] if run.startswith(model + "-") else run
+    bases = [o for o in cp.known_optimizers() if name.startswith(o + "-")]
+    if name in cp.known_optimizers() or not bases:
+        return name, cp.label(name)
+    base = max(bases, key=len)
+    return base, "%s (%s)" % (cp.label(base), name[len(base) + 1:])
+
+
 def _draw_model(ax_train, ax_test, rows, model):
-    for run in sorted({r["optimizer"] for r in rows}):
+    runs = {r["optimizer"]: _optimizer_of(r["optimizer"], model) for r in rows}
+    ordered = cp.order(optimizer for optimizer, _ in runs.values())
+    for run in sorted(runs, key=lambda run: (ordered.index(runs[run][0]), run)):
+        optimizer, name = runs[run]
         mine = sorted((r for r in rows if r["optimizer"] == run), key=lambda r: r["step"])
-        c = cp.color(run)
+        c = cp.color(optimizer)
         train = [r for r in mine if r["train_loss"] is not None]
         ax_train.plot([r["step"] for r in train],
                       cp.moving_average([r["train_loss"] for r in train], SMOOTH_STEPS),
-                      color=c, label=run)
+                      color=c, label=name)
         first = next((r for r in train if r["stage"] == "compression"), None)
         if first is not None and any(r["stage"] != "compression" for r in train):
             ax_train.axvline(first["step"], color=c, linestyle=":", linewidth=1.0)
         test = [r for r in mine if r["test_loss"] is not None]
         ax_test.plot([r["step"] for r in test], [r["test_loss"] for r in test], color=c,
-                     marker="o", markersize=3, label=run)
+                     marker=cp.marker(optimizer), markersize=4, label=name)
     for ax, what in ((ax_train, "train loss (moving average)"), (ax_test, "test loss")):
         ax.set_xlabel("step")
         ax.set_ylabel(what)

@@ -47,9 +47,25 @@ def test_variance_figure_marks_the_detector_freeze():
     assert marks and all(m == freeze for m in marks)
 
 
-def test_convergence_figure_has_one_train_curve_per_run():
+def test_convergence_figure_has_one_train_curve_per_run_coloured_by_optimizer():
+    import compopt_plot as cp
     import plot_torch_convergence
-    runs = {r["optimizer"] for r in read_rows("torch_convergence", "curves.csv")}
+    rows = read_rows("torch_convergence", "curves.csv")
+    models = sorted({r["model"] for r in rows})
     fig = plot_torch_convergence.plot(TORCH_RUN)
-    labelled = {line.get_label() for line in fig.axes[0].lines}
-    assert runs <= labelled
+    colours = {}
+    for i, model in enumerate(models):
+        runs = {r["optimizer"] for r in rows if r["model"] == model}
+        # Runs are named <model>-<optimizer>[-<variant>]; each curve carries the optimizer's
+        # label, and a variant its name in brackets.
+        expected = set()
+        for run in runs:
+            name = run[len(model) + 1:]
+            base = max((o for o in cp.known_optimizers() if name == o or name.startswith(o + "-")),
+                       key=len)
+            expected.add(cp.label(base) if base == name
+                         else "%s (%s)" % (cp.label(base), name[len(base) + 1:]))
+        curves = [line for line in fig.axes[2 * i].lines if not line.get_label().startswith("_")]
+        assert {line.get_label() for line in curves} == expected
+        for line in curves:
+            assert colours.setdefault(line.get_label(), line.get_color()) == line.get_color()
