@@ -21,6 +21,7 @@
 
 #include "core/util/error.h"
 #include "experiments/cli/commands.h"
+#include "experiments/run_directory/run_status.h"
 
 extern char** environ;
 
@@ -85,6 +86,13 @@ void check_path(const std::string& path) {
   if (!known_kind(kind))
     throw InvalidArgument(fmt::format("{}: run kind '{}' has no figures (expected one of: {})",
                                       path, kind, kind_names()));
+  // A run that did not complete wrote no results (a reproduce run draws what it has).
+  const std::string status = run_status(run);
+  if (kind != "reproduce" && status != "completed") {
+    const std::string error = run.value("error", std::string());
+    throw InvalidArgument(fmt::format("{}: the {} run is {}{}, expected a completed run to draw",
+                                      path, kind, status, error.empty() ? "" : ": " + error));
+  }
 }
 
 fs::path analysis_dir(const Options& o) {

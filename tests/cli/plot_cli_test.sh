@@ -73,8 +73,10 @@ expect_exit 0 -- timeout 300 "$BIN" plot prof/trace.json --out tr
 check_png tr/trace.png
 
 # Bad input: exit 2 naming the path, nothing drawn.
-mkdir empty kindless
+mkdir empty kindless failed
 echo '{"command": "comm-bench", "status": "completed"}' > kindless/run.json
+echo '{"command": "train", "status": "failed", "error": "non-finite gradient at step 8"}' \
+  > failed/run.json
 echo "not a trace" > notes.txt
 expect_exit 2 -- "$BIN" plot missing_dir
 expect_contains "missing" "missing_dir: no such run directory" "$OUTPUT"
@@ -82,6 +84,8 @@ expect_exit 2 -- "$BIN" plot quad empty
 expect_contains "no run.json" "empty: not a run directory" "$OUTPUT"
 expect_exit 2 -- "$BIN" plot kindless
 expect_contains "unknown kind" "run kind 'comm-bench' has no figures" "$OUTPUT"
+expect_exit 2 -- "$BIN" plot failed
+expect_contains "failed run" "failed: the train run is failed: non-finite gradient at step 8" "$OUTPUT"
 expect_exit 2 -- "$BIN" plot notes.txt
 expect_contains "plain file" "notes.txt: a file" "$OUTPUT"
 expect_exit 2 -- "$BIN" plot quad --out notes.txt
@@ -89,7 +93,8 @@ expect_contains "--out file" "--out notes.txt: exists and is not a directory" "$
 expect_exit 2 -- "$BIN" plot quad --analysis-dir empty
 expect_contains "analysis dir" "no plot_run.py" "$OUTPUT"
 expect_exit 2 -- "$BIN" plot
-[ ! -e empty/figures ] && [ ! -e kindless/figures ] || fail "bad input drew something"
+[ ! -e empty/figures ] && [ ! -e kindless/figures ] && [ ! -e failed/figures ] ||
+  fail "bad input drew something"
 
 # plot_all.py on a train run draws it; on a folder with nothing to draw it fails.
 rm -rf logi/figures
