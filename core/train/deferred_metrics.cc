@@ -17,7 +17,7 @@ StepMeans step_means(float train_loss, std::span<const uint64_t> all_sent) {
     bytes += all_sent[r];
     inter += all_sent[r + 1];
   }
-  const auto ranks = static_cast<double>(all_sent.size() / 2);
+  const double ranks = static_cast<double>(all_sent.size()) / 2.0;
   return {train_loss, static_cast<double>(bytes) / ranks, static_cast<double>(inter) / ranks};
 }
 

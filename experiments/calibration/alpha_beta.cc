@@ -39,6 +39,7 @@ AlphaBeta fit_alpha_beta(const std::vector<const Measurement*>& rows) {
   if (fit.beta_s_per_byte > 0)
     fit.busbw_gbps = bus_factor(any.collective, any.ranks()) / fit.beta_s_per_byte / 1e9;
   std::vector<double> errors;
+  errors.reserve(rows.size());
   for (const Measurement* m : rows)
     errors.push_back(100.0 * ((fit.alpha_s + m->bytes * fit.beta_s_per_byte) / m->seconds - 1));
   fit.median_error_pct = median_abs(errors);

@@ -184,7 +184,8 @@ std::vector<const Measurement*> governed(const Parameter& p, const std::vector<M
     std::stable_sort(mine.begin(), mine.end(), [&](const Measurement* a, const Measurement* b) {
       return p.regime == Regime::kBandwidth ? a->bytes > b->bytes : a->bytes < b->bytes;
     });
-    out.insert(out.end(), mine.begin(), mine.begin() + std::min(mine.size(), kRowsPerLog));
+    const auto kept = static_cast<std::ptrdiff_t>(std::min(mine.size(), kRowsPerLog));
+    out.insert(out.end(), mine.begin(), mine.begin() + kept);
   }
   return out;
 }
@@ -206,6 +207,7 @@ std::string kept_reason(const Parameter& p, const std::vector<Measurement>& rows
 
 double median_error(const ClusterSpec& c, const std::vector<const Measurement*>& rows) {
   std::vector<double> errors;
+  errors.reserve(rows.size());
   for (const Measurement* m : rows) errors.push_back(100.0 * (predict_on(c, *m) / m->seconds - 1));
   return median_abs(errors);
 }

@@ -138,7 +138,7 @@ std::string first_line(const std::string& text) {
   size_t start = 0;
   while (start < text.size()) {
     const size_t end = std::min(text.find('\n', start), text.size());
-    const std::string line = text.substr(start, end - start);
+    std::string line = text.substr(start, end - start);
     if (line.find_first_not_of(" \t\r") != std::string::npos && line[0] != '#') return line;
     start = end + 1;
   }

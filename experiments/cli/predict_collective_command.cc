@@ -77,6 +77,11 @@ std::string algorithm_note(const net::ClusterSpec& c) {
                      version, sim::allreduce_selection(c).name);
 }
 
+constexpr const char* kProtocolNote =
+    "protocol: NCCL's Simple protocol only (LL and LL128 are not modelled: below about 1 MB a "
+    "real NCCL can be faster than this); type float, redop sum; in place = out of place (one "
+    "prediction per size); #wrong N/A (nothing ran)";
+
 // The assumptions every number of the table rests on, one header line each; `described`:
 // the preset or name the resolved scenario gives the cluster.
 std::vector<std::string> assumptions(const Options& o, const Collective& coll,
@@ -97,9 +102,7 @@ std::vector<std::string> assumptions(const Options& o, const Collective& coll,
                       1e6 * c.inter_node_latency_s, transport_note(c.inter_node_transport),
                       net::topology_name(c.topology)),
           algorithm_note(c),
-          "protocol: NCCL's Simple protocol only (LL and LL128 are not modelled: below about 1 MB "
-          "a real NCCL can be faster than this); type float, redop sum; in place = out of place "
-          "(one prediction per size); #wrong N/A (nothing ran)"};
+          kProtocolNote};
 }
 
 struct Predicted {
@@ -151,6 +154,7 @@ void run(const Options& o, const std::vector<std::string>& given) {
   check_simulation_memory({s}, 1, "--gpus", MemoryBudget::of_this_machine());
   check_out_dir(o.out, out_mode(o.overwrite));
   std::vector<Predicted> rows;
+  rows.reserve(sizes.size());
   for (uint64_t bytes : sizes)
     rows.push_back({bytes, sim::predict_allreduce(cluster, static_cast<double>(bytes))});
   report(o, coll, cluster, s.cluster, rows);

@@ -61,7 +61,7 @@ nlohmann::json this_process_record() {
 }
 
 std::string run_status(const nlohmann::json& run) {
-  const std::string status =
+  std::string status =
       run.is_object() ? run.value("status", std::string("unknown")) : std::string("unknown");
   if (status != "running") return status;
   const auto process = local_process(run);
