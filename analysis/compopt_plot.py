@@ -344,6 +344,17 @@ def palette(i):
     return colors[i % len(colors)]
 
 
+def gpu_axis(ax, gpus):
+    """x axis of GPU counts: log2 when there are several, a tick labelled at each count."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+    if len(gpus) > 1:
+        ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(gpus))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([str(g) for g in gpus])
+    ax.set_xlabel("GPUs")
+
+
 def plain_log_ticks(ax, axis="x"):
     """Decade ticks of a log axis written 0.1, 1, 10 instead of 10^-1, 10^0, 10^1."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter

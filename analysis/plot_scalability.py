@@ -65,7 +65,6 @@ def _published_point(rows, optimizer, gpus):
 def _line_panel(ax, rows, gpus):
     """Throughput vs GPUs, one line per optimizer over the multi-node points, the
     single-node point hollow and apart, published points as x markers."""
-    from matplotlib.ticker import FixedLocator, NullLocator
     for optimizer in _baseline_first({r["optimizer"] for r in rows}):
         series, stage = _stage_rows([r for r in rows if r["optimizer"] == optimizer])
         name = cp.label(optimizer)
@@ -83,13 +82,9 @@ def _line_panel(ax, rows, gpus):
             if value is not None:
                 ax.plot([g], [value], marker="x", color=c, markersize=9, markeredgewidth=2.0,
                         linestyle="none", zorder=6)
-    ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(gpus))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticklabels([str(g) for g in gpus])
+    cp.gpu_axis(ax, gpus)
     ax.set_yscale("log")
     cp.plain_log_ticks(ax, "y")
-    ax.set_xlabel("GPUs")
 
 
 def _bar_panel(ax, rows, gpus):

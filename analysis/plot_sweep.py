@@ -107,7 +107,6 @@ def panel_title(key, varying):
 
 
 def _draw_panel(ax, panel, baselines, stages, gpus):
-    from matplotlib.ticker import FixedLocator, NullLocator
     names = baseline_names(baselines)
     ax.axhline(1.0, color="0.4", linestyle="--", linewidth=1, label="%s (baseline)" % names)
     for optimizer, series in panel.items():
@@ -116,12 +115,7 @@ def _draw_panel(ax, panel, baselines, stages, gpus):
             name += " (%s stage)" % stages[optimizer][-1]
         ax.plot([g for g, _ in series], [s for _, s in series], color=cp.color(optimizer),
                 marker=cp.marker(optimizer), markersize=4, label=name)
-    if len(gpus) > 1:
-        ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(gpus))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticklabels([str(g) for g in gpus])
-    ax.set_xlabel("GPUs")
+    cp.gpu_axis(ax, gpus)
     ax.set_ylabel("speedup over %s" % names)
 
 

@@ -52,7 +52,6 @@ def _panels(table):
 
 
 def _draw(ax, series_by_optimizer, gpus):
-    from matplotlib.ticker import FixedLocator, NullLocator
     for optimizer in cp.order(series_by_optimizer):
         series = sorted(series_by_optimizer[optimizer])
         c = cp.color(optimizer)
@@ -62,14 +61,9 @@ def _draw(ax, series_by_optimizer, gpus):
         if all(s[2] is not None and s[3] is not None for s in series):
             ax.fill_between(xs, [s[2] for s in series], [s[3] for s in series], color=c,
                             alpha=0.18, linewidth=0)
-    if len(gpus) > 1:
-        ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(gpus))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticklabels([str(g) for g in gpus])
+    cp.gpu_axis(ax, gpus)
     ax.set_yscale("log")
     cp.plain_log_ticks(ax, "y")
-    ax.set_xlabel("GPUs")
     ax.set_ylabel("time to train (h, log scale)")
 
 
