@@ -29,6 +29,16 @@ struct StageSpec {
   // The stage's optimizer step in fp32 bytes moved per parameter, over Adam's (the step a
   // workload's step_bytes_per_param is measured on): counted from the passes of core/optim.
   double step_bytes_ratio = 1.0;
+  // Steps per communication: the stage's collective runs once every `period` steps on average
+  // (local SGD's tau, DiLoCo's H, 0/1 Adam's interval between synchronisations), so a step is
+  // charged its time over `period`. At the registry's default keys.
+  double period = 1.0;
+  // Elements the collective sends, over the parameter count (a top-k's values and indices, one
+  // fragment of a streamed vector); 1: the whole vector.
+  double wire_fraction = 1.0;
+  // > 0: the stage sends rank-`low_rank` factors of each gradient matrix instead of the matrix
+  // (PowerSGD); the simulator sizes them taking the workload's tensors as square.
+  int low_rank = 0;
 };
 
 const char* comm_pattern_name(CommPattern pattern);
