@@ -1,6 +1,7 @@
 #include "core/optim/diloco.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "core/optim/update_kernels.h"
 #include "core/util/error.h"
@@ -26,6 +27,22 @@ void check_options(const std::string& name, const DilocoOptions& o) {
   }
 }
 
+std::string channel_prefix(size_t fragment) { return "fragment" + std::to_string(fragment); }
+
+// p of a key "fragment<p>.worker_ef" (saved by a fragment's compressed channel), else nullopt.
+std::optional<size_t> channel_of(const std::string& key) {
+  constexpr std::string_view kHead = "fragment", kTail = ".worker_ef";
+  if (key.size() <= kHead.size() + kTail.size() || !key.starts_with(kHead) ||
+      !key.ends_with(kTail)) {
+    return std::nullopt;
+  }
+  const std::string digits = key.substr(kHead.size(), key.size() - kHead.size() - kTail.size());
+  if (digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return static_cast<size_t>(std::stoull(digits));
+}
+
 }  // namespace
 
 Diloco::Diloco(std::string name, ParamLayout layout, CommonOptions common, DilocoOptions options)
@@ -37,34 +54,38 @@ Diloco::Diloco(std::string name, ParamLayout layout, CommonOptions common, Diloc
       outer_m_(d(), 0.0f),
       in_flight_(d(), 0.0f) {
   check_options(this->name(), o_);
-  const auto f = static_cast<size_t>(o_.fragments);
-  for (size_t p = 0; p < f; ++p) fragments_.push_back({p * d() / f, (p + 1) * d() / f});
-  if (o_.outer_compressor) {
-    for (size_t p = 0; p < f; ++p)
-      channels_.emplace_back(*o_.outer_compressor, Optimizer::options().seed);
-  }
 }
 
-bool Diloco::sends_at(size_t fragment, int64_t t) const {
-  const int64_t offset = static_cast<int64_t>(fragment + 1) * (o_.inner_steps / o_.fragments);
-  return t >= offset && (t - offset) % o_.inner_steps == 0;
+std::optional<size_t> Diloco::sender_at(int64_t t) const {
+  if (t < 1) return std::nullopt;
+  const int64_t spacing = o_.inner_steps / o_.fragments, phase = t % o_.inner_steps;
+  if (phase % spacing != 0) return std::nullopt;
+  return static_cast<size_t>((phase == 0 ? o_.fragments : phase / spacing) - 1);
+}
+
+Diloco::Range Diloco::fragment(size_t p) const {
+  const auto f = static_cast<size_t>(o_.fragments);
+  const size_t size = d() / f, longer = d() % f;
+  const size_t begin = p * size + std::min(p, longer);
+  return {begin, begin + size + (p < longer ? 1 : 0)};
 }
 
 void Diloco::send(size_t p, std::span<const float> params, Communicator& comm) {
-  const Range r = fragments_[p];
+  const Range r = fragment(p);
   for (size_t j = r.begin; j < r.end; ++j) in_flight_[j] = anchor_[j] - params[j];
   const std::span<float> delta = std::span<float>(in_flight_).subspan(r.begin, r.end - r.begin);
   if (delta.empty()) return;
-  if (channels_.empty()) {
+  if (!o_.outer_compressor) {
     allreduce_mean(comm, delta);
-  } else {
-    channels_[p].allreduce_mean(comm, delta, t_);
+    return;
   }
+  channels_.try_emplace(p, *o_.outer_compressor, options().seed)
+      .first->second.allreduce_mean(comm, delta, t_);
 }
 
 void Diloco::merge(size_t p, std::span<float> params) {
   const float mu = o_.outer_momentum, eta = o_.outer_lr, alpha = o_.mixing;
-  const Range r = fragments_[p];
+  const Range r = fragment(p);
   for (size_t j = r.begin; j < r.end; ++j) {
     const float delta = in_flight_[j];
     outer_m_[j] = mu * outer_m_[j] + delta;
@@ -79,12 +100,8 @@ void Diloco::do_step(std::span<float> params, std::span<const float> grads, Comm
   const AdamScalars s = adam_scalars(o_.inner, t_, static_cast<float>(options().eps), lr,
                                      static_cast<float>(options().weight_decay));
   update_kernels().adam_step(params.data(), m_.data(), v_.data(), grads.data(), s, d());
-  for (size_t p = 0; p < fragments_.size(); ++p) {
-    if (sends_at(p, t_)) send(p, params, comm);
-  }
-  for (size_t p = 0; p < fragments_.size(); ++p) {
-    if (sends_at(p, t_ - o_.overlap_steps)) merge(p, params);
-  }
+  if (const auto p = sender_at(t_)) send(*p, params, comm);
+  if (const auto p = sender_at(t_ - o_.overlap_steps)) merge(*p, params);
 }
 
 void Diloco::save(OptimizerState& state) const {
@@ -93,9 +110,7 @@ void Diloco::save(OptimizerState& state) const {
   state.put("anchor", anchor_);
   state.put("outer_momentum", outer_m_);
   state.put("in_flight", in_flight_);
-  for (size_t p = 0; p < channels_.size(); ++p) {
-    channels_[p].save(state, "fragment" + std::to_string(p));
-  }
+  for (const auto& [p, channel] : channels_) channel.save(state, channel_prefix(p));
 }
 
 void Diloco::load(const OptimizerState& state) {
@@ -104,8 +119,18 @@ void Diloco::load(const OptimizerState& state) {
   state.get("anchor", anchor_);
   state.get("outer_momentum", outer_m_);
   state.get("in_flight", in_flight_);
-  for (size_t p = 0; p < channels_.size(); ++p) {
-    channels_[p].load(state, "fragment" + std::to_string(p));
+  channels_.clear();
+  if (!o_.outer_compressor) return;
+  for (const auto& entry : state.tensors) {
+    const std::string& key = entry.first;
+    const std::optional<size_t> p = channel_of(key);
+    if (!p) continue;
+    if (*p >= static_cast<size_t>(o_.fragments)) {
+      throw InvalidArgument(name() + ": state holds '" + key + "', but there are " +
+                            std::to_string(o_.fragments) + " fragments");
+    }
+    channels_.try_emplace(*p, *o_.outer_compressor, options().seed)
+        .first->second.load(state, channel_prefix(*p));
   }
 }
 

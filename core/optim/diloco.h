@@ -5,8 +5,9 @@
 //
 // Inner step, every step, no communication: AdamW on the rank's own gradient with the rank's
 // own moments, x -= lr*(m^/(sqrt(v^)+eps) + lambda*x).
-// Fragments: the flat parameter vector cut in layout order into F equal element ranges.
-// Fragment p sends at the steps t >= o_p with (t - o_p) % H == 0, o_p = (p+1)*H/F, its outer
+// Fragments: the flat parameter vector cut in layout order into F ranges, fragment p of
+// floor(d/F) elements plus one when p < d % F. At most one fragment sends per step:
+// fragment p at the steps t >= o_p with (t - o_p) % H == 0, o_p = (p+1)*H/F, its outer
 // gradient Delta_p = mean over ranks of (a_p - x_p), a the anchor (the global parameters, taken
 // from x at step 1); fp32 ring mean, or the compressed allreduce of `outer_compressor`.
 // tau steps later (overlap_steps, the communication hidden behind tau inner steps) the outer
@@ -18,6 +19,7 @@
 // moments, anchor, outer momentum, the averaged outer gradients still in flight and the
 // error feedback of every fragment's compressed channel.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,13 +58,15 @@ class Diloco final : public Optimizer {
   void save(OptimizerState& state) const override;
   void load(const OptimizerState& state) override;
 
-  bool sends_at(size_t fragment, int64_t t) const;
+  // The fragment that sends at step t, if any (O(1), whatever F).
+  std::optional<size_t> sender_at(int64_t t) const;
+  Range fragment(size_t p) const;
   void send(size_t fragment, std::span<const float> params, Communicator& comm);
   void merge(size_t fragment, std::span<float> params);
 
   DilocoOptions o_;
-  std::vector<Range> fragments_;
-  std::vector<CompressedChannel> channels_;  // one per fragment when outer_compressor is set
+  // With outer_compressor: fragment p's compressed channel, made at its first send.
+  std::map<size_t, CompressedChannel> channels_;
   std::vector<float> m_, v_, anchor_, outer_m_, in_flight_;
 };
 

@@ -21,8 +21,9 @@ def _grads(step):
 
 
 class TorchStreamingDiLoCo:
-    """Streaming DiLoCo from torch.optim pieces: fragment p of `fragments` equal flat ranges is
-    sent at steps (p+1)*H/F + k*H and merged `delay` steps later with mixing `alpha`."""
+    """Streaming DiLoCo from torch.optim pieces: fragment p of `fragments` flat ranges (the first
+    n % F one element longer) is sent at steps (p+1)*H/F + k*H and merged `delay` steps later
+    with mixing `alpha`."""
 
     def __init__(self, params, sync_every, fragments=1, delay=0, alpha=0.0):
         self.params, self.h, self.f, self.delay, self.alpha = params, sync_every, fragments, \
@@ -30,7 +31,9 @@ class TorchStreamingDiLoCo:
         self.inner = torch.optim.AdamW(params, lr=LR, betas=BETAS, eps=EPS, weight_decay=WD)
         flat = torch.cat([p.detach().reshape(-1) for p in params])
         n = flat.numel()
-        self.ranges = [(p * n // fragments, (p + 1) * n // fragments) for p in range(fragments)]
+        size, longer = divmod(n, fragments)
+        starts = [p * size + min(p, longer) for p in range(fragments + 1)]
+        self.ranges = list(zip(starts[:-1], starts[1:]))
         self.anchors = [torch.nn.Parameter(flat[a:b].clone()) for a, b in self.ranges]
         self.outer = [torch.optim.SGD([a], lr=0.7, momentum=0.9, nesterov=True)
                       for a in self.anchors]
