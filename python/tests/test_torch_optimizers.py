@@ -146,3 +146,66 @@ def test_metrics_expose_the_freeze_of_onebit_adam():
     m = opt.metrics()
     assert (opt.stage, m["step"], m["stage"]) == ("compression", 3, "compression")
     assert m["variance_norm"] > 0
+
+
+def _two_models():
+    torch.manual_seed(0)
+    make = lambda: torch.nn.Sequential(torch.nn.Linear(5, 4), torch.nn.Tanh(),  # noqa: E731
+                                       torch.nn.Linear(4, 1))
+    model_a, model_b = make(), make()
+    model_b.load_state_dict(model_a.state_dict())
+    return model_a, model_b
+
+
+def test_gradients_are_found_however_they_were_replaced():
+    """compopt.torch skips its per-parameter checks when backward wrote the flat buffer in
+    place and no gradient view was freed; every other way of handing gradients over must still
+    step on exactly the gradients backward computed (torch.optim.SGD as the reference)."""
+    model_a, model_b = _two_models()
+    ours = ct.SGD(model_a.parameters(), lr=0.05)
+    theirs = torch.optim.SGD(model_b.parameters(), lr=0.05)
+    x, y = torch.randn(16, 5), torch.randn(16, 1)
+    held = []
+
+    def backward(model):
+        torch.nn.functional.mse_loss(model(x), y).backward()
+
+    def handovers(model, opt):
+        yield lambda: (opt.zero_grad(), backward(model))            # in place: the fast path
+        yield lambda: (model.zero_grad(set_to_none=True), backward(model))  # views freed
+        # views held elsewhere, so none is freed; backward writes fresh tensors, not the buffer
+        yield lambda: (held.extend(p.grad for p in model.parameters()),
+                       [setattr(p, "grad", None) for p in model.parameters()], backward(model))
+        yield lambda: (opt.zero_grad(), backward(model))            # back on the fast path
+        # one view freed while backward writes the others in place
+        yield lambda: (opt.zero_grad(), setattr(next(model.parameters()), "grad", None),
+                       backward(model))
+        yield lambda: None                                          # no backward: same grads
+    for hand_a, hand_b in zip(handovers(model_a, ours), handovers(model_b, theirs)):
+        hand_a()
+        hand_b()
+        ours.step()
+        theirs.step()
+        for p, q in zip(model_a.parameters(), model_b.parameters()):
+            torch.testing.assert_close(p, q, rtol=2e-6, atol=1e-7)
+    assert all(p.grad._base is ours._flat.grads for p in model_a.parameters())  # views again
+
+
+def test_the_profiler_sees_each_step_under_torchs_name():
+    model_a, _ = _two_models()
+    opt = ct.SGD(model_a.parameters(), lr=0.05)
+    with torch.autograd.profiler.profile() as prof:
+        opt.step()
+    assert "Optimizer.step#SGD.step" in {e.name for e in prof.function_events}
+
+
+@pytest.mark.skipif(not hasattr(torch.optim.Optimizer, "register_step_pre_hook"),
+                    reason="optimizer step hooks arrived in torch 2.0")
+def test_step_hooks_run_around_the_step():
+    model_a, _ = _two_models()
+    opt = ct.SGD(model_a.parameters(), lr=0.05)
+    calls = []
+    opt.register_step_pre_hook(lambda o, args, kwargs: calls.append(("pre", o.step_count)))
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append(("post", o.step_count)))
+    opt.step()
+    assert calls == [("pre", 0), ("post", 1)]
