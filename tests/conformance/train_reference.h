@@ -39,6 +39,12 @@ inline Trained train_reference_run(const RankLauncher& launch, const std::string
       optimizer == "onebit-lamb") {
     hp["freeze_step"] = "5";
   }
+  if (optimizer == "zero-one-adam") {  // compressed gradients, then local steps and syncs
+    hp.insert({{"var_freeze_step", "5"},
+               {"var_update_scaler", "2"},
+               {"local_step_scaler", "3"},
+               {"local_step_clipper", "4"}});
+  }
   const OptimizerFactory factory = [&](const ParamLayout& layout) {
     return make_optimizer(optimizer, hp, layout);
   };

@@ -30,7 +30,17 @@ std::vector<std::pair<std::string, HyperParamMap>> configs() {
           {"ef-momentum-sgd", {}},
           {"doublesqueeze", {{"beta", "0.9"}}},
           {"local-sgd", {{"tau", "3"}}},
-          {"local-momentum-sgd", {{"tau", "3"}}}};
+          {"local-momentum-sgd", {{"tau", "3"}}},
+          // 0/1 Adam: variance steps 1, 2, a compressed gradient at 3, frozen from 4; syncs at 4
+          // and 6. Resumed at 2 (before the freeze) and 4 (after a sync).
+          {"zero-one-adam",
+           {{"var_freeze_step", "3"},
+            {"var_update_scaler", "1"},
+            {"local_step_scaler", "1"},
+            {"local_step_clipper", "3"}}},
+          // Frozen from 2; syncs at 2 and 6: resumed at 4, between syncs (S = lr_3 + lr_4).
+          {"zero-one-adam",
+           {{"var_freeze_step", "1"}, {"local_step_scaler", "1"}, {"local_step_clipper", "3"}}}};
 }
 
 TEST(Checkpoint, ResumeIsBitIdenticalForEveryOptimizer) {

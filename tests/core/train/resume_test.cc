@@ -228,6 +228,16 @@ const std::vector<Case> kCases = [] {
   cases.push_back({"birder-hierarchical", {}, 6, false, /*resplits=*/true});
   cases.push_back({"local-sgd", {{"tau", "4"}}, 6, false});  // between synchronizations
   cases.push_back({"local-momentum-sgd", {{"tau", "3"}}, 7, false});
+  // 0/1 Adam frozen after step 4, syncs at 5, 6, 8, 12: resumed between syncs and in the warmup.
+  for (const int64_t at : {3, 7}) {
+    cases.push_back({"zero-one-adam",
+                     {{"var_freeze_step", "4"},
+                      {"var_update_scaler", "2"},
+                      {"local_step_scaler", "2"},
+                      {"local_step_clipper", "4"}},
+                     at,
+                     false});
+  }
   return cases;
 }();
 
