@@ -83,7 +83,6 @@ void ZeroOneAdam::synchronise(std::span<float> params, Communicator& comm) {
 void ZeroOneAdam::freeze(std::span<const float> params, float lr) {
   anchor_.assign(params.begin(), params.end());
   channel_ = CompressedChannel(opt_.compressor, options().seed);
-  lr_sum_ = 0;
   if (auto note = zero_variance_note(name(), t_, v_, lr, static_cast<float>(options().eps))) {
     add_note(std::move(*note));
   }

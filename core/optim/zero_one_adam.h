@@ -41,7 +41,6 @@ class ZeroOneAdam final : public Optimizer {
   // kWarmup for the next step if it is a full-precision variance step, else kCompression.
   Stage stage() const override;
   OptimizerMetrics metrics() const override;
-  const ZeroOneAdamSchedule& schedule() const { return schedule_; }
 
  private:
   void do_step(std::span<float> params, std::span<const float> grads, Communicator& comm,
