@@ -178,8 +178,8 @@ void add_sgd_variants(Registry<OptimizerEntry>& reg) {
         };
   };
   const OptionKey tau = integer_key("tau", "4", 1, "steps between parameter averages");
-  const StageSpec sync{stage_name(Stage::kLocal), CommPattern::kRing, "",
-                       StageOverlap::kAfterBackward};
+  StageSpec sync{stage_name(Stage::kLocal), CommPattern::kRing, "", StageOverlap::kAfterBackward};
+  sync.period = 4;  // tau's default
   reg.add(with_state(entry("local-sgd", {}, "local SGD, parameters ring-averaged every tau steps",
                            "Stich 2019", kSgdLr, {tau}, {sync}, local(false)),
                      {0, 0}, "sgd"));

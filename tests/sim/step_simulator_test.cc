@@ -248,5 +248,20 @@ TEST(StepSimulator, OnebitAdamAndBirderCompressionDifferAsTheirKernelsBytes) {
   EXPECT_EQ(rows_of("onebit-adam", OverlapMode::kOff)[0].compress_s, 0.0);  // warmup: ring
 }
 
+// Local SGD averages the parameters once every tau = 4 steps (its registry period): a step is
+// charged a quarter of the same ring allreduce momentum SGD runs after backward, time and bytes.
+TEST(StepSimulator, APeriodicStageIsChargedItsCollectiveOverThePeriod) {
+  Scenario s;
+  s.gpus = 16;
+  s.overlap = OverlapMode::kOff;
+  s.optimizer = "momentum-sgd";
+  const StageTiming every_step = simulate_step(resolve_scenario(s)).front();
+  s.optimizer = "local-sgd";
+  const StageTiming local = simulate_step(resolve_scenario(s)).front();
+  EXPECT_DOUBLE_EQ(local.comm_s, every_step.comm_s / 4);
+  EXPECT_DOUBLE_EQ(local.bytes_per_gpu, every_step.bytes_per_gpu / 4);
+  EXPECT_EQ(local.algorithm, every_step.algorithm + " (every 4 steps)");
+}
+
 }  // namespace
 }  // namespace compopt::sim
