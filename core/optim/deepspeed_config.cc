@@ -56,12 +56,18 @@ const std::vector<KeyRule>& coeff_keys() {
   return keys;
 }
 
-const std::vector<KeyRule>& onebit_keys() {
+// The keys of DeepSpeed's compressed optimizers (1-bit Adam/LAMB, 0/1 Adam) that change nothing.
+const std::vector<KeyRule>& compressed_keys() {
   static const std::vector<KeyRule> keys = {
-      {"freeze_step", Rule::kKey, "freeze_step", ""},
       {"bias_correction", Rule::kIgnored, "", "DeepSpeed's 1-bit optimizers do not apply it"},
       {"cuda_aware", Rule::kIgnored, "", "the World's backend does the communication"},
       {"comm_backend_name", Rule::kIgnored, "", "the World's backend does the communication"}};
+  return keys;
+}
+
+const std::vector<KeyRule>& onebit_keys() {
+  static const std::vector<KeyRule> keys =
+      std::vector<KeyRule>{{"freeze_step", Rule::kKey, "freeze_step", ""}} + compressed_keys();
   return keys;
 }
 
@@ -76,13 +82,19 @@ const std::vector<TypeRule>& type_rules() {
                                            {"factor_threshold", Rule::kKey, "r_threshold", ""}};
   const HyperParamMap corrected = {{"bias_correction", "true"}};
   const HyperParamMap frozen = {{"freeze_step", "100000"}};
+  const std::vector<KeyRule> zero_one = {
+      {"var_freeze_step", Rule::kKey, "var_freeze_step", ""},
+      {"var_update_scaler", Rule::kKey, "var_update_scaler", ""},
+      {"local_step_scaler", Rule::kKey, "local_step_scaler", ""},
+      {"local_step_clipper", Rule::kKey, "local_step_clipper", ""}};
   static const std::vector<TypeRule> rules = {
       {"Adam", "adam", adam_keys() + adam_only, corrected},
       {"AdamW", "adam", adam_keys() + adam_only, corrected},
       {"Lamb", "lamb", adam_keys() + coeff_keys() + std::vector<KeyRule>{adam_only[0]}, corrected},
       {"OneBitAdam", "onebit-adam", adam_keys() + onebit_keys(), frozen},
       {"OneBitLamb", "onebit-lamb", adam_keys() + onebit_keys() + coeff_keys() + lamb_ratio,
-       frozen}};
+       frozen},
+      {"ZeroOneAdam", "zero-one-adam", adam_keys() + compressed_keys() + zero_one, {}}};
   return rules;
 }
 

@@ -12,6 +12,8 @@
 // only at the value that matches compopt's math (amsgrad false, eps_inside_sqrt false,
 // max_grad_norm 0, adam_w_mode true), or refused by name. DeepSpeed's defaults where they
 // differ from the registry's: bias_correction true for Adam/Lamb, freeze_step 100000.
+// ZeroOneAdam -> zero-one-adam, its var_* and local_step_* keys one to one (the registry has
+// DeepSpeed's defaults for them).
 // docs/optimizers.md, "DeepSpeed optimizer configs", has the table.
 #include <string>
 #include <string_view>

@@ -39,8 +39,9 @@ std::vector<std::string> train_backends(bool trains) {
   }
   return out;
 }
-const std::set<std::string> kStepKeys = {"freeze_step", "warmup_steps", "total_steps",
-                                         "decay_every", "amsgrad_start"};
+const std::set<std::string> kStepKeys = {"freeze_step",      "warmup_steps",  "total_steps",
+                                         "decay_every",      "amsgrad_start", "var_freeze_step",
+                                         "local_step_scaler"};
 
 std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
   std::string out;

@@ -12,7 +12,9 @@ SHAPES = [(3, 4), (4,), (2, 2, 2)]
 EXTRA_KEYS = {"onebit-adam": {"freeze_step": 3}, "onebit-adam-32bit": {"freeze_step": 3},
               "onebit-lamb": {"freeze_step": 3}, "local-sgd": {"tau": 2},
               "local-momentum-sgd": {"tau": 2}, "diloco": {"inner_steps": 2},
-              "streaming-diloco": {"inner_steps": 4, "fragments": 2}}
+              "streaming-diloco": {"inner_steps": 4, "fragments": 2},
+              "zero-one-adam": {"var_freeze_step": 3, "var_update_scaler": 1,
+                                "local_step_scaler": 1, "local_step_clipper": 2}}
 
 
 def _tensors(seed):

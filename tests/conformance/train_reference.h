@@ -41,6 +41,12 @@ inline Trained train_reference_run(const RankLauncher& launch, const std::string
   }
   // DiLoCo's outer steps at 10 and 20 (Streaming DiLoCo's fragments every 2 steps).
   if (optimizer == "diloco" || optimizer == "streaming-diloco") hp["inner_steps"] = "10";
+  if (optimizer == "zero-one-adam") {  // compressed gradients, then local steps and syncs
+    hp.insert({{"var_freeze_step", "5"},
+               {"var_update_scaler", "2"},
+               {"local_step_scaler", "3"},
+               {"local_step_clipper", "4"}});
+  }
   const OptimizerFactory factory = [&](const ParamLayout& layout) {
     return make_optimizer(optimizer, hp, layout);
   };

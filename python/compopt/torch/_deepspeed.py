@@ -8,10 +8,11 @@ import math
 import os
 
 from .. import InvalidArgument, _compopt
-from ._named import AdamW, Lamb, OneBitAdam, OneBitLamb
+from ._named import AdamW, Lamb, OneBitAdam, OneBitLamb, ZeroOneAdam
 
 # DeepSpeed's Adam decouples weight decay (adam_w_mode), so it is AdamW here.
-_CLASSES = {"adam": AdamW, "lamb": Lamb, "onebit-adam": OneBitAdam, "onebit-lamb": OneBitLamb}
+_CLASSES = {"adam": AdamW, "lamb": Lamb, "onebit-adam": OneBitAdam, "onebit-lamb": OneBitLamb,
+            "zero-one-adam": ZeroOneAdam}
 
 
 def _non_finite(value, path="config"):

@@ -117,6 +117,15 @@ class OneBitLamb(_AdamLike):
     _registry_name = "onebit-lamb"
 
 
+class ZeroOneAdam(_AdamLike):
+    """0/1 Adam (Lu et al. 2022; registry 'zero-one-adam') with DeepSpeed ZeroOneAdam's
+    argument names: var_freeze_step, var_update_scaler, local_step_scaler, local_step_clipper
+    (DeepSpeed's defaults 100000, 16, 32678, 16 suit runs of 100k+ steps; a short run sets
+    var_freeze_step and local_step_scaler to a fraction of its length)."""
+
+    _registry_name = "zero-one-adam"
+
+
 class Birder(Optimizer):
     """Birder (Peng et al. 2023); hierarchical=True: the hierarchical compressed allreduce."""
 

@@ -33,7 +33,17 @@ std::vector<std::pair<std::string, HyperParamMap>> configs() {
           {"local-momentum-sgd", {{"tau", "3"}}},
           {"diloco", {{"inner_steps", "3"}}},
           // Fragments sent at 2, 4, 6 and merged a step later: 2 and 4 resume with one in flight.
-          {"streaming-diloco", {{"inner_steps", "4"}, {"fragments", "2"}}}};
+          {"streaming-diloco", {{"inner_steps", "4"}, {"fragments", "2"}}},
+          // 0/1 Adam: variance steps 1, 2, a compressed gradient at 3, frozen from 4; syncs at 4
+          // and 6. Resumed at 2 (before the freeze) and 4 (after a sync).
+          {"zero-one-adam",
+           {{"var_freeze_step", "3"},
+            {"var_update_scaler", "1"},
+            {"local_step_scaler", "1"},
+            {"local_step_clipper", "3"}}},
+          // Frozen from 2; syncs at 2 and 6: resumed at 4, between syncs (S = lr_3 + lr_4).
+          {"zero-one-adam",
+           {{"var_freeze_step", "1"}, {"local_step_scaler", "1"}, {"local_step_clipper", "3"}}}};
 }
 
 TEST(Checkpoint, ResumeIsBitIdenticalForEveryOptimizer) {

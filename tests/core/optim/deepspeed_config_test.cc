@@ -1,7 +1,8 @@
 // The DeepSpeed optimizer block mapped onto the registry: every key of DeepSpeed's OneBitAdam /
-// OneBitLamb / Adam / Lamb params lands on the registry key of the same meaning, DeepSpeed's
-// defaults apply where compopt's differ, keys without effect are listed, everything else is
-// refused by name, the mapped keys build the optimizer, and docs/optimizers.md has the table.
+// OneBitLamb / ZeroOneAdam / Adam / Lamb params lands on the registry key of the same meaning,
+// DeepSpeed's defaults apply where compopt's differ, keys without effect are listed, everything
+// else is refused by name, the mapped keys build the optimizer, and docs/optimizers.md has the
+// table.
 #include "core/optim/deepspeed_config.h"
 
 #include <gmock/gmock.h>
@@ -48,6 +49,38 @@ TEST(DeepSpeedConfig, OneBitLambCoefficientsKeepDeepSpeedsMeaning) {
   EXPECT_NO_THROW(make_optimizer(o.optimizer, o.keys, ParamLayout::single(8)));
 }
 
+TEST(DeepSpeedConfig, ZeroOneAdamMapsItsScheduleKeysAndRefusesOneBitAdamsFreezeStep) {
+  const DeepSpeedOptimizer o = deepspeed_optimizer(R"({"optimizer": {"type": "ZeroOneAdam",
+    "params": {"lr": 1e-3, "betas": [0.9, 0.99], "weight_decay": 0.01, "bias_correction": false,
+      "var_freeze_step": 1000, "var_update_scaler": 8, "local_step_scaler": 1000,
+      "local_step_clipper": 4, "cuda_aware": true, "comm_backend_name": "nccl"}}})");
+  EXPECT_EQ(o.optimizer, "zero-one-adam");
+  const HyperParamMap expected = {{"lr", "0.001"},
+                                  {"beta1", "0.9"},
+                                  {"beta2", "0.99"},
+                                  {"weight_decay", "0.01"},
+                                  {"var_freeze_step", "1000"},
+                                  {"var_update_scaler", "8"},
+                                  {"local_step_scaler", "1000"},
+                                  {"local_step_clipper", "4"}};
+  EXPECT_EQ(o.keys, expected);
+  EXPECT_THAT(o.ignored, ElementsAre("bias_correction", "comm_backend_name", "cuda_aware"));
+  EXPECT_NO_THROW(make_optimizer(o.optimizer, o.keys, ParamLayout::single(8)));
+  // DeepSpeed's defaults are the registry's: an empty block takes them all.
+  EXPECT_TRUE(deepspeed_optimizer(R"({"type": "zerooneadam"})").keys.empty());
+  EXPECT_THROW(
+      {
+        try {
+          deepspeed_optimizer(R"({"type": "ZeroOneAdam", "params": {"freeze_step": 5}})");
+        } catch (const InvalidArgument& e) {
+          EXPECT_THAT(e.what(), HasSubstr("ZeroOneAdam params.freeze_step has no compopt "
+                                          "equivalent, expected one of lr, betas"));
+          throw;
+        }
+      },
+      InvalidArgument);
+}
+
 TEST(DeepSpeedConfig, AdamAndLambTakeDeepSpeedsBiasCorrectionDefault) {
   EXPECT_EQ(deepspeed_optimizer(R"({"type": "AdamW"})").keys.at("bias_correction"), "true");
   const DeepSpeedOptimizer lamb =
@@ -67,8 +100,8 @@ TEST(DeepSpeedConfig, RefusesWhatCompoptDoesNotDoByName) {
     }
     return std::string("no error");
   };
-  EXPECT_THAT(error(R"({"type": "ZeroOneAdam"})"),
-              HasSubstr("type 'ZeroOneAdam' has no compopt equivalent, expected one of Adam"));
+  EXPECT_THAT(error(R"({"type": "Adagrad"})"),
+              HasSubstr("type 'Adagrad' has no compopt equivalent, expected one of Adam"));
   EXPECT_THAT(error(R"({"type": "OneBitAdam", "params": {"var_freeze_step": 5}})"),
               HasSubstr("params.var_freeze_step has no compopt equivalent"));
   EXPECT_THAT(

@@ -233,6 +233,16 @@ const std::vector<Case> kCases = [] {
   for (const bool sim : {false, true}) {
     cases.push_back({"streaming-diloco", {{"inner_steps", "4"}, {"fragments", "2"}}, 6, sim});
   }
+  // 0/1 Adam frozen after step 4, syncs at 5, 6, 8, 12: resumed between syncs and in the warmup.
+  for (const int64_t at : {3, 7}) {
+    cases.push_back({"zero-one-adam",
+                     {{"var_freeze_step", "4"},
+                      {"var_update_scaler", "2"},
+                      {"local_step_scaler", "2"},
+                      {"local_step_clipper", "4"}},
+                     at,
+                     false});
+  }
   return cases;
 }();
 
