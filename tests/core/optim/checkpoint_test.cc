@@ -12,7 +12,8 @@
 namespace compopt::testing {
 namespace {
 
-const ParamLayout kLayout = ParamLayout::from_sizes({{"w", 20}, {"b", 11}});
+// w is a 4 x 5 matrix, which PowerSGD factors.
+const ParamLayout kLayout = ParamLayout::from_shapes({{"w", {4, 5}}, {"b", {11}}});
 constexpr int kRanks = 4, kPerNode = 2, kTotal = 7;
 
 std::vector<std::pair<std::string, HyperParamMap>> configs() {
@@ -30,7 +31,9 @@ std::vector<std::pair<std::string, HyperParamMap>> configs() {
           {"ef-momentum-sgd", {}},
           {"doublesqueeze", {{"beta", "0.9"}}},
           {"local-sgd", {{"tau", "3"}}},
-          {"local-momentum-sgd", {{"tau", "3"}}}};
+          {"local-momentum-sgd", {{"tau", "3"}}},
+          {"powersgd", {{"start_powerSGD_iter", "3"}}},
+          {"powersgd-adam", {{"start_powerSGD_iter", "3"}, {"warm_start", "false"}, {"seed", "7"}}}};
 }
 
 TEST(Checkpoint, ResumeIsBitIdenticalForEveryOptimizer) {

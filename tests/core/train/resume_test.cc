@@ -228,6 +228,9 @@ const std::vector<Case> kCases = [] {
   cases.push_back({"birder-hierarchical", {}, 6, false, /*resplits=*/true});
   cases.push_back({"local-sgd", {{"tau", "4"}}, 6, false});  // between synchronizations
   cases.push_back({"local-momentum-sgd", {{"tau", "3"}}, 7, false});
+  // PowerSGD's warmup ends at step 4: resume in compression, and in warmup on the simulator.
+  cases.push_back({"powersgd", {{"start_powerSGD_iter", "4"}}, 6, false});
+  cases.push_back({"powersgd-adam", {{"start_powerSGD_iter", "4"}}, 3, true});
   return cases;
 }();
 
