@@ -331,14 +331,14 @@ void add_compressed_family(Registry<OptimizerEntry>& reg) {
 
 // PowerSGD's keys: PyTorch's PowerSGDState names and defaults (powerSGD_hook.py).
 std::vector<OptionKey> powersgd_keys() {
-  return {integer_key("matrix_approximation_rank", "1", 1, "rank r of the factors P and Q"),
-          integer_key("start_powerSGD_iter", "1000", 0, "full-precision warmup steps"),
-          non_negative_key("min_compression_rate", "2",
-                           "factor a matrix only when n*m > (n+m)*r times this"),
-          flag_key("use_error_feedback", "true", "keep the compression error for the next step"),
-          flag_key("warm_start", "true", "reuse Q from the previous step instead of a fresh draw"),
-          non_negative_key("orthogonalization_epsilon", "0",
-                           "added to column norms in Gram-Schmidt")};
+  return {
+      integer_key("matrix_approximation_rank", "1", 1, "rank r of the factors P and Q"),
+      integer_key("start_powerSGD_iter", "1000", 0, "full-precision warmup steps"),
+      non_negative_key("min_compression_rate", "2",
+                       "factor a matrix only when n*m > (n+m)*r times this"),
+      flag_key("use_error_feedback", "true", "keep the compression error for the next step"),
+      flag_key("warm_start", "true", "reuse Q from the previous step instead of a fresh draw"),
+      non_negative_key("orthogonalization_epsilon", "0", "added to column norms in Gram-Schmidt")};
 }
 
 std::unique_ptr<Optimizer> build_powersgd(const std::string& name, KeyReader& r,

@@ -26,7 +26,8 @@ void orthogonalise(float* a, size_t rows, size_t cols, float epsilon) {
     }
     for (size_t k = j + 1; k < cols; ++k) {
       double dot = 0;
-      for (size_t i = 0; i < rows; ++i) dot += static_cast<double>(a[i * cols + j]) * a[i * cols + k];
+      for (size_t i = 0; i < rows; ++i)
+        dot += static_cast<double>(a[i * cols + j]) * a[i * cols + k];
       const auto projection = static_cast<float>(dot);
       for (size_t i = 0; i < rows; ++i) a[i * cols + k] -= projection * a[i * cols + j];
     }
@@ -63,7 +64,8 @@ void decompress(const float* p, const float* q, float* out, const PowerSgdMatrix
   for (size_t i = 0; i < s.rows; ++i) {
     for (size_t j = 0; j < s.cols; ++j) {
       double v = 0;
-      for (size_t k = 0; k < s.rank; ++k) v += static_cast<double>(p[i * s.rank + k]) * q[j * s.rank + k];
+      for (size_t k = 0; k < s.rank; ++k)
+        v += static_cast<double>(p[i * s.rank + k]) * q[j * s.rank + k];
       out[i * s.cols + j] = static_cast<float>(v);
     }
   }
@@ -76,8 +78,8 @@ void powersgd_random_factors(uint64_t seed, int64_t step, std::span<float> out) 
   for (size_t i = 0; i < out.size(); ++i) {
     const double u1 = 1.0 - static_cast<double>(key.uniform(2 * i));  // in (0, 1]
     const double u2 = key.uniform(2 * i + 1);
-    out[i] = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) *
-                                std::cos(2.0 * std::numbers::pi * u2));
+    out[i] =
+        static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2));
   }
 }
 

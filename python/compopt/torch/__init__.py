@@ -8,8 +8,8 @@ process's World (compopt.init()); docs/python.md, section "PyTorch optimizers".
 """
 from ._deepspeed import deepspeed_keys, from_deepspeed
 from ._named import (SGD, Adam, AdamW, Birder, BirderHierarchical, Lamb, MomentumSGD,
-                     OneBitAdam, OneBitLamb)
+                     OneBitAdam, OneBitLamb, PowerSGD)
 from ._optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW", "Birder", "BirderHierarchical", "Lamb", "MomentumSGD", "OneBitAdam",
-           "OneBitLamb", "Optimizer", "SGD", "deepspeed_keys", "from_deepspeed"]
+           "OneBitLamb", "Optimizer", "PowerSGD", "SGD", "deepspeed_keys", "from_deepspeed"]

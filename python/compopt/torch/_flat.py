@@ -50,6 +50,7 @@ class FlatParameters:
         self.params = torch.empty(total, dtype=torch.float32, device=self.device)
         self.grads = torch.zeros(total, dtype=torch.float32, device=self.device)
         self.layout = []
+        self.shapes = []  # each parameter's shape (PowerSGD factors the matrices among them)
         self._params = list(params)
         self._grad_views = []
         offset = 0
@@ -63,6 +64,7 @@ class FlatParameters:
             p.grad = grad_view
             self._grad_views.append(grad_view)
             self.layout.append((f"param{index}", n))
+            self.shapes.append(list(p.shape))
             offset += n
         self._data_ptrs = [p.data_ptr() for p in self._params]
         k = POINTER_CHECKS_PER_STEP

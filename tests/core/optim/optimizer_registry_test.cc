@@ -157,7 +157,7 @@ TEST(OptimizerRegistry, OnlyLambAndPowerSgdCompressionStepsMoveMoreBytesThanAdam
     const bool lamb = e.name == "lamb" || e.name == "onebit-lamb";
     const bool powersgd = e.name == "powersgd" || e.name == "powersgd-adam";
     for (const auto& s : e.stages) {
-      const double expected = lamb                                   ? 68.0 / 48.0
+      const double expected = lamb                                  ? 68.0 / 48.0
                               : powersgd && s.name == "compression" ? 92.0 / 48.0
                                                                     : 1.0;
       EXPECT_DOUBLE_EQ(s.step_bytes_ratio, expected) << e.name << " " << s.name;

@@ -16,8 +16,7 @@ using Dvec = std::vector<double>;
 
 // Two factored matrices, a bias and a 2 x 2 matrix too small to pay (d = 84).
 ParamLayout test_layout() {
-  return ParamLayout::from_shapes(
-      {{"w1", {8, 6}}, {"b1", {8}}, {"w2", {3, 8}}, {"tiny", {2, 2}}});
+  return ParamLayout::from_shapes({{"w1", {8, 6}}, {"b1", {8}}, {"w2", {3, 8}}, {"tiny", {2, 2}}});
 }
 
 void gram_schmidt(Dvec& a, size_t rows, size_t cols, double eps) {
@@ -54,8 +53,8 @@ struct RefPowerSgd {
       const size_t cols = t.rows ? t.size / t.rows : 0;
       const size_t r = std::min({t.rows, cols, rank});
       if (t.rows && double(t.rows + cols) * double(r) * min_rate < double(t.size)) {
-        matrices.push_back({t.offset, t.rows, cols, r, Dvec(initial_q.begin() + at,
-                                                             initial_q.begin() + at + cols * r)});
+        matrices.push_back({t.offset, t.rows, cols, r,
+                            Dvec(initial_q.begin() + at, initial_q.begin() + at + cols * r)});
         at += cols * r;
       }
     }
@@ -195,22 +194,32 @@ void expect_matches_reference(Case c, int ranks) {
   }
 }
 
-TEST_P(PowerSgdReference, MomentumRankOne) { expect_matches_reference({"powersgd", {}}, GetParam()); }
+TEST_P(PowerSgdReference, MomentumRankOne) {
+  expect_matches_reference({"powersgd", {}}, GetParam());
+}
 
 TEST_P(PowerSgdReference, AdamRankTwoWithEpsilon) {
   expect_matches_reference({"powersgd-adam",
                             {{"matrix_approximation_rank", "2"},
                              {"min_compression_rate", "1"},
                              {"orthogonalization_epsilon", "1e-3"}},
-                            2, 1, true, true, 1e-3},
+                            2,
+                            1,
+                            true,
+                            true,
+                            1e-3},
                            GetParam());
 }
 
 TEST_P(PowerSgdReference, FreshQEveryStepWithoutErrorFeedback) {
-  expect_matches_reference({"powersgd",
-                            {{"use_error_feedback", "false"}, {"warm_start", "false"}, {"seed", "0"}},
-                            1, 2, false, false},
-                           GetParam());
+  expect_matches_reference(
+      {"powersgd",
+       {{"use_error_feedback", "false"}, {"warm_start", "false"}, {"seed", "0"}},
+       1,
+       2,
+       false,
+       false},
+      GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, PowerSgdReference, ::testing::Values(1, 2, 4),
@@ -225,7 +234,8 @@ TEST(PowerSgd, RecoversAnExactlyRankOneGradient) {
   const GradFn rank_one = [](int, int64_t, const Vec&) {
     Vec g(20);
     for (size_t i = 0; i < 4; ++i)
-      for (size_t j = 0; j < 5; ++j) g[i * 5 + j] = static_cast<float>((i + 1.0) * (0.5 - j * 0.25));
+      for (size_t j = 0; j < 5; ++j)
+        g[i * 5 + j] = static_cast<float>((i + 1.0) * (0.5 - j * 0.25));
     return g;
   };
   const HyperParamMap hp = {{"lr", "1"}, {"beta", "0"}, {"start_powerSGD_iter", "0"}};
