@@ -53,8 +53,9 @@ struct RefPowerSgd {
       const size_t cols = t.rows ? t.size / t.rows : 0;
       const size_t r = std::min({t.rows, cols, rank});
       if (t.rows && double(t.rows + cols) * double(r) * min_rate < double(t.size)) {
+        const auto first = initial_q.begin() + static_cast<std::ptrdiff_t>(at);
         matrices.push_back({t.offset, t.rows, cols, r,
-                            Dvec(initial_q.begin() + at, initial_q.begin() + at + cols * r)});
+                            Dvec(first, first + static_cast<std::ptrdiff_t>(cols * r))});
         at += cols * r;
       }
     }
@@ -144,8 +145,8 @@ std::vector<Vec> reference(const Case& c, int ranks, int steps, int64_t start) {
   Dvec m(d, 0.0), v(d, 0.0);
   std::vector<Vec> out{x};
   for (int t = 1; t <= steps; ++t) {
-    std::vector<Vec> g;
-    for (int i = 0; i < ranks; ++i) g.push_back(test_grad(i, t, x));
+    std::vector<Vec> g(ranks);
+    for (int i = 0; i < ranks; ++i) g[i] = test_grad(i, t, x);
     Dvec mean(d, 0.0);
     if (t <= start) {
       for (const Vec& gi : g)
@@ -233,9 +234,8 @@ TEST(PowerSgd, RecoversAnExactlyRankOneGradient) {
   const ParamLayout layout = ParamLayout::from_shapes({{"w", {4, 5}}});
   const GradFn rank_one = [](int, int64_t, const Vec&) {
     Vec g(20);
-    for (size_t i = 0; i < 4; ++i)
-      for (size_t j = 0; j < 5; ++j)
-        g[i * 5 + j] = static_cast<float>((i + 1.0) * (0.5 - j * 0.25));
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 5; ++j) g[i * 5 + j] = static_cast<float>((i + 1.0) * (0.5 - j * 0.25));
     return g;
   };
   const HyperParamMap hp = {{"lr", "1"}, {"beta", "0"}, {"start_powerSGD_iter", "0"}};
