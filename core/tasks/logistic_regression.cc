@@ -107,7 +107,8 @@ LogisticRegressionTask::LogisticRegressionTask(LogisticRegressionOptions options
         fmt::format("logistic: label_noise {}, expected a number in [0, 0.5]", o.label_noise));
   }
   if (!(o.l2 >= 0.0)) throw InvalidArgument(fmt::format("logistic: l2 {}, expected >= 0", o.l2));
-  layout_ = ParamLayout::from_sizes({{"weight", o.dimension}, {"bias", 1}});
+  // The weight has torch.nn.Linear(d, 1)'s shape, 1 x d (a matrix PowerSGD may factor).
+  layout_ = ParamLayout::from_shapes({{"weight", {1, o.dimension}}, {"bias", {1}}});
   std::mt19937_64 rng(o.seed);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<double> w_star(o.dimension);

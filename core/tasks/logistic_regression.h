@@ -5,7 +5,7 @@
 //   probability label_noise (independently per example, train and test).
 // - Loss per example: softplus(z) - y z with z = w . x + b, plus l2/2 ||w||^2.
 // - Accuracy: [z > 0] == y.
-// Parameters: "weight" (d) then "bias" (1); init_params draws w ~ N(0, 0.01^2 I), b = 0.
+// Parameters: "weight" (1 x d) then "bias" (1); init_params draws w ~ N(0, 0.01^2 I), b = 0.
 // FLOPs per example: forward 2d (w . x), backward 2d ((sigmoid(z) - y) x), one layer.
 
 #include <cstdint>

@@ -9,13 +9,13 @@ namespace compopt {
 
 ParamLayout mlp_layout(const std::vector<size_t>& widths) {
   if (widths.size() < 2) throw InvalidArgument("mlp_layout: expected at least 2 widths");
-  std::vector<std::pair<std::string, size_t>> tensors;
+  std::vector<TensorShape> tensors;
   for (size_t l = 1; l < widths.size(); ++l) {
     const std::string name = "fc" + std::to_string(l);
-    tensors.emplace_back(name + ".weight", widths[l] * widths[l - 1]);
-    tensors.emplace_back(name + ".bias", widths[l]);
+    tensors.push_back({name + ".weight", {widths[l], widths[l - 1]}});
+    tensors.push_back({name + ".bias", {widths[l]}});
   }
-  return ParamLayout::from_sizes(tensors);
+  return ParamLayout::from_shapes(tensors);
 }
 
 TaskFlops mlp_flops(const std::vector<size_t>& widths) {

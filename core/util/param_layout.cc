@@ -23,6 +23,26 @@ ParamLayout ParamLayout::from_sizes(const std::vector<std::pair<std::string, siz
   return layout;
 }
 
+ParamLayout ParamLayout::from_shapes(const std::vector<TensorShape>& tensors) {
+  std::vector<std::pair<std::string, size_t>> sizes;
+  for (const TensorShape& t : tensors) {
+    size_t size = 1;
+    for (const size_t dim : t.dims) {
+      if (dim == 0) {
+        throw InvalidArgument("ParamLayout: tensor '" + t.name +
+                              "' has a dimension of 0, expected every dimension >= 1");
+      }
+      size *= dim;
+    }
+    sizes.emplace_back(t.name, size);
+  }
+  ParamLayout layout = from_sizes(sizes);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].dims.size() >= 2) layout.tensors_[i].rows = tensors[i].dims[0];
+  }
+  return layout;
+}
+
 ParamLayout ParamLayout::single(size_t d, const std::string& name) {
   return from_sizes({{name, d}});
 }

@@ -15,6 +15,15 @@ struct TensorSpec {
   std::string name;
   size_t offset = 0;
   size_t size = 0;
+  // > 0: the tensor is a matrix of `rows` x size/rows, a tensor of shape (d0, d1, ...) viewed
+  // as d0 x (d1*...) as PyTorch's PowerSGD hook does; 0: a vector (or shape unknown).
+  size_t rows = 0;
+};
+
+// A tensor by its shape: empty or one dimension is a vector, two or more a matrix.
+struct TensorShape {
+  std::string name;
+  std::vector<size_t> dims;
 };
 
 class ParamLayout {
@@ -23,6 +32,9 @@ class ParamLayout {
   // Tensors in order with the given sizes; offsets are the running sums.
   // Throws InvalidArgument for an empty name, a duplicate name or a zero size.
   static ParamLayout from_sizes(const std::vector<std::pair<std::string, size_t>>& tensors);
+  // Tensors in order with the given shapes: size = product of dims, rows = dims[0] when there
+  // are two or more dims, else 0. Throws InvalidArgument as from_sizes, and for a zero dim.
+  static ParamLayout from_shapes(const std::vector<TensorShape>& tensors);
   // One tensor named `name` covering d elements.
   static ParamLayout single(size_t d, const std::string& name = "params");
 

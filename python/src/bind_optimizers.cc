@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/optim/optimizer_factory.h"
+#include "core/util/error.h"
 #include "python/src/bindings.h"
 #include "python/src/buffers.h"
 #include "python/src/world.h"
@@ -20,9 +21,31 @@ namespace {
 namespace py = pybind11;
 using LayoutList = std::vector<std::pair<std::string, size_t>>;
 
+// The layout's tensors with their shapes (so PowerSGD knows the matrices), or by size alone
+// when `shapes` is empty.
+ParamLayout param_layout(const LayoutList& layout, const std::vector<std::vector<size_t>>& shapes) {
+  if (shapes.empty()) return ParamLayout::from_sizes(layout);
+  if (shapes.size() != layout.size()) {
+    throw InvalidArgument("Optimizer: " + std::to_string(shapes.size()) + " shapes for " +
+                          std::to_string(layout.size()) + " tensors, expected one per tensor");
+  }
+  std::vector<TensorShape> tensors;
+  for (size_t i = 0; i < layout.size(); ++i) tensors.push_back({layout[i].first, shapes[i]});
+  ParamLayout out = ParamLayout::from_shapes(tensors);
+  for (size_t i = 0; i < layout.size(); ++i) {
+    if (out.tensor(i).size != layout[i].second) {
+      throw InvalidArgument("Optimizer: tensor '" + layout[i].first + "' has size " +
+                            std::to_string(layout[i].second) + " but its shape holds " +
+                            std::to_string(out.tensor(i).size) + " elements, expected equal");
+    }
+  }
+  return out;
+}
+
 std::unique_ptr<Optimizer> build(const std::string& name, const HyperParamMap& hyper_params,
-                                 const LayoutList& layout) {
-  return make_optimizer(name, hyper_params, ParamLayout::from_sizes(layout));
+                                 const LayoutList& layout,
+                                 const std::vector<std::vector<size_t>>& shapes) {
+  return make_optimizer(name, hyper_params, param_layout(layout, shapes));
 }
 
 void step(Optimizer& optimizer, const py::buffer& params, const py::buffer& grads, World& world) {
@@ -68,7 +91,9 @@ void load_state(Optimizer& optimizer, const py::bytes& blob) {
 void bind_optimizers(py::module_& m) {
   py::class_<Optimizer>(m, "Optimizer", "A C++ optimizer over one flat fp32 parameter vector")
       .def(py::init(&build), py::arg("name"), py::arg("hyper_params"), py::arg("layout"),
-           "name: registry name or alias; hyper_params: key -> text; layout: [(tensor, size)]")
+           py::arg("shapes") = std::vector<std::vector<size_t>>{},
+           "name: registry name or alias; hyper_params: key -> text; layout: [(tensor, size)]; "
+           "shapes: each tensor's shape (optional; PowerSGD factors those with two or more dims)")
       .def("step", &step, py::arg("params"), py::arg("grads"), py::arg("world"),
            "One step: params (float32, writable) updated in place from this rank's grads")
       .def_property_readonly("name", &Optimizer::name)
@@ -77,6 +102,9 @@ void bind_optimizers(py::module_& m) {
       .def_property_readonly("layout", &layout_of)
       .def("metrics", &metrics, "Measured quantities after the latest step (None when absent)")
       .def("save_state", &save_state, "Everything later steps depend on, as bytes")
+      .def(
+          "state_tensors", [](const Optimizer& o) { return o.save_state().tensors; },
+          "The state's named fp32 tensors (moments, error feedback, PowerSGD's Q) as lists")
       .def("load_state", &load_state, py::arg("state"));
   m.def("optimizer_names", &optimizer_names, "Canonical optimizer names in registry order");
 }

@@ -47,6 +47,11 @@ inline Trained train_reference_run(const RankLauncher& launch, const std::string
                {"local_step_scaler", "3"},
                {"local_step_clipper", "4"}});
   }
+  // PowerSGD too, factoring the 1 x 30 weight (rank 1 pays at a compression rate of 0.5).
+  if (optimizer == "powersgd" || optimizer == "powersgd-adam") {
+    hp["start_powerSGD_iter"] = "5";
+    hp["min_compression_rate"] = "0.5";
+  }
   const OptimizerFactory factory = [&](const ParamLayout& layout) {
     return make_optimizer(optimizer, hp, layout);
   };

@@ -8,9 +8,9 @@ process's World (compopt.init()); docs/python.md, section "PyTorch optimizers".
 """
 from ._deepspeed import deepspeed_keys, from_deepspeed
 from ._named import (SGD, Adam, AdamW, Birder, BirderHierarchical, DiLoCo, Lamb, MomentumSGD,
-                     OneBitAdam, OneBitLamb, StreamingDiLoCo, ZeroOneAdam)
+                     OneBitAdam, OneBitLamb, PowerSGD, StreamingDiLoCo, ZeroOneAdam)
 from ._optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW", "Birder", "BirderHierarchical", "DiLoCo", "Lamb", "MomentumSGD",
-           "OneBitAdam", "OneBitLamb", "Optimizer", "SGD", "StreamingDiLoCo", "ZeroOneAdam",
-           "deepspeed_keys", "from_deepspeed"]
+           "OneBitAdam", "OneBitLamb", "Optimizer", "PowerSGD", "SGD", "StreamingDiLoCo",
+           "ZeroOneAdam", "deepspeed_keys", "from_deepspeed"]

@@ -68,6 +68,7 @@ class FlatParameters:
         self.params = torch.empty(total, dtype=torch.float32, device=self.device)
         self.grads = torch.zeros(total, dtype=torch.float32, device=self.device)
         self.layout = []
+        self.shapes = []  # each parameter's shape (PowerSGD factors the matrices among them)
         self._params = list(params)
         self._slices = []
         offset = 0
@@ -79,6 +80,7 @@ class FlatParameters:
                 self.grads[offset:offset + n].copy_(p.grad.reshape(-1))
             self._slices.append((offset, offset + n))
             self.layout.append((f"param{index}", n))
+            self.shapes.append(list(p.shape))
             offset += n
         self._tripwire = _Tripwire()
         self._grad_refs = [None] * len(self._params)

@@ -183,3 +183,31 @@ class StreamingDiLoCo(DiLoCo):
         super().__init__(params, world, fragments=fragments, outer_bits=outer_bits,
                          **_renamed(hyper, overlap_steps=fragment_sync_delay,
                                     mixing=fragment_update_alpha))
+
+
+class PowerSGD(Optimizer):
+    """PowerSGD (Vogels et al. 2019) as PyTorch's DDP hook powerSGD_hook compresses the
+    gradient, followed by optimizer='sgd' (registry 'powersgd': momentum SGD with momentum,
+    nesterov, form) or optimizer='adam' (registry 'powersgd-adam': Adam with betas, eps,
+    bias_correction). The hook's PowerSGDState arguments keep their names and defaults
+    (matrix_approximation_rank, start_powerSGD_iter, min_compression_rate, use_error_feedback,
+    warm_start, orthogonalization_epsilon); random_seed is the registry's seed of the initial
+    Q. Parameters with two or more dimensions are the matrices it may factor."""
+
+    def __init__(self, params, world=None, lr=None, optimizer="sgd", momentum=None,
+                 betas=None, eps=None, weight_decay=None, random_seed=None, **hyper):
+        if optimizer == "sgd":
+            if betas is not None:
+                raise ValueError("betas: only with optimizer='adam'; optimizer='sgd' takes "
+                                 "momentum")
+            super().__init__("powersgd", params, world, lr=lr, beta=momentum, eps=eps,
+                             weight_decay=weight_decay, seed=random_seed, **hyper)
+        elif optimizer == "adam":
+            if momentum is not None:
+                raise ValueError("momentum: only with optimizer='sgd'; optimizer='adam' takes "
+                                 "betas")
+            super().__init__("powersgd-adam", params, world, lr=lr, eps=eps,
+                             weight_decay=weight_decay, seed=random_seed, **_betas(betas),
+                             **hyper)
+        else:
+            raise ValueError(f"optimizer = {optimizer!r}: expected 'sgd' or 'adam'")

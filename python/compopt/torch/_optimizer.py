@@ -82,7 +82,7 @@ class Optimizer(torch.optim.Optimizer):
         if self._flat.device.type == "cuda":
             return _cuda.device_optimizer(self._name, keys, self._flat.layout,
                                           self._flat.device.index)
-        return _compopt.Optimizer(self._name, keys, self._flat.layout)
+        return _compopt.Optimizer(self._name, keys, self._flat.layout, self._flat.shapes)
 
     def _require_cpu(self, what):
         if self._flat.device.type != "cpu":
@@ -152,7 +152,7 @@ class Optimizer(torch.optim.Optimizer):
                 "schedule keys, or use schedule=constant with a torch LR scheduler")
         self._require_cpu("a change of param_groups[0]['lr']")
         keys = dict(self._keys, lr=_key_text("lr", float(lr)))
-        rebuilt = _compopt.Optimizer(self._name, keys, self._flat.layout)
+        rebuilt = _compopt.Optimizer(self._name, keys, self._flat.layout, self._flat.shapes)
         rebuilt.load_state(self._cpp.save_state())
         self._cpp, self._keys, self._lr = rebuilt, keys, lr
 

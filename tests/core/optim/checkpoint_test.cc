@@ -12,7 +12,8 @@
 namespace compopt::testing {
 namespace {
 
-const ParamLayout kLayout = ParamLayout::from_sizes({{"w", 20}, {"b", 11}});
+// w is a 4 x 5 matrix, which PowerSGD factors.
+const ParamLayout kLayout = ParamLayout::from_shapes({{"w", {4, 5}}, {"b", {11}}});
 constexpr int kRanks = 4, kPerNode = 2, kTotal = 7;
 
 std::vector<std::pair<std::string, HyperParamMap>> configs() {
@@ -43,7 +44,9 @@ std::vector<std::pair<std::string, HyperParamMap>> configs() {
             {"local_step_clipper", "3"}}},
           // Frozen from 2; syncs at 2 and 6: resumed at 4, between syncs (S = lr_3 + lr_4).
           {"zero-one-adam",
-           {{"var_freeze_step", "1"}, {"local_step_scaler", "1"}, {"local_step_clipper", "3"}}}};
+           {{"var_freeze_step", "1"}, {"local_step_scaler", "1"}, {"local_step_clipper", "3"}}},
+          {"powersgd", {{"start_powerSGD_iter", "3"}}},
+          {"powersgd-adam", {{"start_powerSGD_iter", "3"}, {"warm_start", "false"}}}};
 }
 
 TEST(Checkpoint, ResumeIsBitIdenticalForEveryOptimizer) {

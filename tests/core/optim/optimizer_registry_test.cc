@@ -61,7 +61,8 @@ TEST(OptimizerRegistry, EveryEntryBuildsUnderItsCanonicalName) {
     }
   }
   EXPECT_EQ(optimizer_names(), optimizer_registry().names());
-  EXPECT_EQ(optimizer_names().size(), 18u);  // + diloco, streaming-diloco, zero-one-adam
+  // + diloco, streaming-diloco, zero-one-adam, powersgd, powersgd-adam
+  EXPECT_EQ(optimizer_names().size(), 20u);
 }
 
 TEST(OptimizerRegistry, SgdmIsAnAliasOfMomentumSgdWithIdenticalSteps) {
@@ -152,12 +153,17 @@ TEST(OptimizerRegistry, OnlyTheGradientsRingAllreduceOverlapsBackward) {
   EXPECT_STREQ(stage_overlap_name(StageOverlap::kBehindBackward), "bucketed behind backward");
 }
 
-TEST(OptimizerRegistry, OnlyTheLambFamilyStepsMoveMoreBytesThanAdam) {
+TEST(OptimizerRegistry, OnlyLambAndPowerSgdCompressionStepsMoveMoreBytesThanAdam) {
   for (const auto& e : optimizer_registry().entries()) {
     const bool lamb = e.name == "lamb" || e.name == "onebit-lamb";
     if (e.name == "zero-one-adam") continue;  // fewer; zero_one_adam_test.cc checks its ratio
-    for (const auto& s : e.stages)
-      EXPECT_DOUBLE_EQ(s.step_bytes_ratio, lamb ? 68.0 / 48.0 : 1.0) << e.name << " " << s.name;
+    const bool powersgd = e.name == "powersgd" || e.name == "powersgd-adam";
+    for (const auto& s : e.stages) {
+      const double expected = lamb                                  ? 68.0 / 48.0
+                              : powersgd && s.name == "compression" ? 92.0 / 48.0
+                                                                    : 1.0;
+      EXPECT_DOUBLE_EQ(s.step_bytes_ratio, expected) << e.name << " " << s.name;
+    }
   }
 }
 

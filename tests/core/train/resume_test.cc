@@ -243,6 +243,11 @@ const std::vector<Case> kCases = [] {
                      at,
                      false});
   }
+  // PowerSGD's warmup ends at step 4: resume in compression, and in warmup on the simulator;
+  // at a compression rate of 0.5 it factors the 1 x 30 weight.
+  const HyperParamMap powersgd = {{"start_powerSGD_iter", "4"}, {"min_compression_rate", "0.5"}};
+  cases.push_back({"powersgd", powersgd, 6, false});
+  cases.push_back({"powersgd-adam", powersgd, 3, true});
   return cases;
 }();
 
