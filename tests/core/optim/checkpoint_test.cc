@@ -30,7 +30,8 @@ std::vector<std::pair<std::string, HyperParamMap>> configs() {
           {"ef-momentum-sgd", {}},
           {"doublesqueeze", {{"beta", "0.9"}}},
           {"local-sgd", {{"tau", "3"}}},
-          {"local-momentum-sgd", {{"tau", "3"}}}};
+          {"local-momentum-sgd", {{"tau", "3"}}},
+          {"demo", {{"compression_topk", "3"}, {"compression_chunk", "8"}}}};
 }
 
 TEST(Checkpoint, ResumeIsBitIdenticalForEveryOptimizer) {

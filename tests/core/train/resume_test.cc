@@ -228,6 +228,7 @@ const std::vector<Case> kCases = [] {
   cases.push_back({"birder-hierarchical", {}, 6, false, /*resplits=*/true});
   cases.push_back({"local-sgd", {{"tau", "4"}}, 6, false});  // between synchronizations
   cases.push_back({"local-momentum-sgd", {{"tau", "3"}}, 7, false});
+  cases.push_back({"demo", {{"compression_topk", "4"}}, 7, false});
   return cases;
 }();
 
