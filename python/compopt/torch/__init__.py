@@ -7,9 +7,9 @@ Parameters become views of one flat fp32 buffer that the C++ optimizer steps on 
 process's World (compopt.init()); docs/python.md, section "PyTorch optimizers".
 """
 from ._deepspeed import deepspeed_keys, from_deepspeed
-from ._named import (SGD, Adam, AdamW, Birder, BirderHierarchical, Lamb, MomentumSGD,
+from ._named import (SGD, Adam, AdamW, Birder, BirderHierarchical, DeMo, Lamb, MomentumSGD,
                      OneBitAdam, OneBitLamb)
 from ._optimizer import Optimizer
 
-__all__ = ["Adam", "AdamW", "Birder", "BirderHierarchical", "Lamb", "MomentumSGD", "OneBitAdam",
-           "OneBitLamb", "Optimizer", "SGD", "deepspeed_keys", "from_deepspeed"]
+__all__ = ["Adam", "AdamW", "Birder", "BirderHierarchical", "DeMo", "Lamb", "MomentumSGD",
+           "OneBitAdam", "OneBitLamb", "Optimizer", "SGD", "deepspeed_keys", "from_deepspeed"]
