@@ -1,5 +1,6 @@
 #include "core/optim/dct_blocks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -41,49 +42,54 @@ DctBlocks::DctBlocks(size_t rows, size_t cols, size_t chunk) : rows_(rows), cols
   block_cols_ = largest_divisor_at_most(cols, chunk);
   dct_rows_ = dct_matrix(block_rows_);
   dct_cols_ = dct_matrix(block_cols_);
-}
-
-size_t DctBlocks::element_offset(size_t b, size_t h, size_t w) const {
-  const size_t blocks_per_row = cols_ / block_cols_;
-  const size_t y = b / blocks_per_row, x = b % blocks_per_row;
-  return (y * block_rows_ + h) * cols_ + x * block_cols_ + w;
+  dct_cols_t_.resize(dct_cols_.size());
+  for (size_t v = 0; v < block_cols_; ++v) {
+    for (size_t w = 0; w < block_cols_; ++w)
+      dct_cols_t_[w * block_cols_ + v] = dct_cols_[v * block_cols_ + w];
+  }
 }
 
 void DctBlocks::encode(size_t b, std::span<const float> x, std::span<double> coeffs) const {
   const size_t nr = block_rows_, nc = block_cols_;
-  std::vector<double> tmp(nr * nc, 0.0);  // tmp = B C_c^T
+  std::vector<double> tmp(nr * nc, 0.0);  // tmp = B C_c^T, summed over w in order
   for (size_t h = 0; h < nr; ++h) {
     const float* row = x.data() + element_offset(b, h, 0);
-    for (size_t v = 0; v < nc; ++v) {
-      double s = 0;
-      for (size_t w = 0; w < nc; ++w) s += dct_cols_[v * nc + w] * static_cast<double>(row[w]);
-      tmp[h * nc + v] = s;
+    double* out = tmp.data() + h * nc;
+    for (size_t w = 0; w < nc; ++w) {
+      const double value = row[w];
+      const double* basis = dct_cols_t_.data() + w * nc;
+      for (size_t v = 0; v < nc; ++v) out[v] += basis[v] * value;
     }
   }
-  for (size_t u = 0; u < nr; ++u) {  // X = C_r tmp
-    for (size_t v = 0; v < nc; ++v) {
-      double s = 0;
-      for (size_t h = 0; h < nr; ++h) s += dct_rows_[u * nr + h] * tmp[h * nc + v];
-      coeffs[u * nc + v] = s;
+  std::fill(coeffs.begin(), coeffs.begin() + static_cast<ptrdiff_t>(nr * nc), 0.0);
+  for (size_t u = 0; u < nr; ++u) {  // X = C_r tmp, summed over h in order
+    double* out = coeffs.data() + u * nc;
+    for (size_t h = 0; h < nr; ++h) {
+      const double c = dct_rows_[u * nr + h];
+      for (size_t v = 0; v < nc; ++v) out[v] += c * tmp[h * nc + v];
     }
   }
 }
 
 void DctBlocks::decode(std::span<const double> coeffs, std::span<double> values) const {
+  // Zero coefficients are skipped: DeMo decodes top-k sparse blocks. Same order on every call.
   const size_t nr = block_rows_, nc = block_cols_;
   std::vector<double> tmp(nr * nc, 0.0);  // tmp = C_r^T X
-  for (size_t h = 0; h < nr; ++h) {
+  for (size_t u = 0; u < nr; ++u) {
     for (size_t v = 0; v < nc; ++v) {
-      double s = 0;
-      for (size_t u = 0; u < nr; ++u) s += dct_rows_[u * nr + h] * coeffs[u * nc + v];
-      tmp[h * nc + v] = s;
+      const double x = coeffs[u * nc + v];
+      if (x == 0.0) continue;
+      for (size_t h = 0; h < nr; ++h) tmp[h * nc + v] += dct_rows_[u * nr + h] * x;
     }
   }
+  std::fill(values.begin(), values.begin() + static_cast<ptrdiff_t>(nr * nc), 0.0);
   for (size_t h = 0; h < nr; ++h) {  // B = tmp C_c
-    for (size_t w = 0; w < nc; ++w) {
-      double s = 0;
-      for (size_t v = 0; v < nc; ++v) s += tmp[h * nc + v] * dct_cols_[v * nc + w];
-      values[h * nc + w] = s;
+    double* out = values.data() + h * nc;
+    for (size_t v = 0; v < nc; ++v) {
+      const double y = tmp[h * nc + v];
+      if (y == 0.0) continue;
+      const double* basis = dct_cols_.data() + v * nc;
+      for (size_t w = 0; w < nc; ++w) out[w] += y * basis[w];
     }
   }
 }

@@ -35,11 +35,16 @@ class DctBlocks {
   // values (block_elements(), row-major within the block) := the inverse DCT of coeffs.
   void decode(std::span<const double> coeffs, std::span<double> values) const;
   // The offset in the tensor of element (h, w) of block b, for scattering decode's values.
-  size_t element_offset(size_t b, size_t h, size_t w) const;
+  size_t element_offset(size_t b, size_t h, size_t w) const {
+    const size_t blocks_per_row = cols_ / block_cols_;
+    return ((b / blocks_per_row) * block_rows_ + h) * cols_ + (b % blocks_per_row) * block_cols_ +
+           w;
+  }
 
  private:
   size_t rows_, cols_, block_rows_, block_cols_;
   std::vector<double> dct_rows_, dct_cols_;  // C_r, C_c row-major
+  std::vector<double> dct_cols_t_;           // C_c^T row-major
 };
 
 }  // namespace compopt

@@ -82,17 +82,19 @@ void Demo::compress_block(const Block& block) {
   std::span<float> m = std::span<float>(m_).subspan(block.tensor_offset);
   std::vector<double> coeffs(n), decoded(n);
   t.encode(block.index, m, coeffs);
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  const auto larger = [&](uint32_t a, uint32_t b) {
-    const double ka = magnitude(coeffs[a]), kb = magnitude(coeffs[b]);
-    return ka > kb || (ka == kb && a < b);
+  // The kept set is the first `kept` of the strict order (|X| descending, index ascending),
+  // so it does not depend on how the selection runs.
+  std::vector<std::pair<double, uint32_t>> order(n);
+  for (uint32_t c = 0; c < n; ++c) order[c] = {magnitude(coeffs[c]), c};
+  const auto before = [](const std::pair<double, uint32_t>& a,
+                         const std::pair<double, uint32_t>& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
   };
-  std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(block.kept), order.end(),
-                    larger);
+  std::nth_element(order.begin(), order.begin() + static_cast<ptrdiff_t>(block.kept), order.end(),
+                   before);
   std::vector<double> sparse(n, 0.0);
   for (size_t e = 0; e < block.kept; ++e) {
-    const uint32_t c = order[e];
+    const uint32_t c = order[e].second;
     values_[block.first_sent + e] = static_cast<float>(coeffs[c]);
     index_[block.first_sent + e] = static_cast<uint16_t>(c);
     sparse[c] = static_cast<double>(values_[block.first_sent + e]);
@@ -111,18 +113,20 @@ void Demo::decode_block(const Block& block, std::span<const std::byte> all, int 
   const size_t n = t.block_elements();
   std::vector<double> sum(n, 0.0), decoded(n);
   std::vector<int> count(n, 0);
+  std::vector<float> values(block.kept);
+  std::vector<uint16_t> index(block.kept);
   for (int r = 0; r < ranks; ++r) {
     const std::byte* msg = all.data() + static_cast<size_t>(r) * message_.size();
+    std::memcpy(values.data(), msg + sizeof(float) * block.first_sent, sizeof(float) * block.kept);
+    std::memcpy(index.data(), msg + sizeof(float) * sent_ + sizeof(uint16_t) * block.first_sent,
+                sizeof(uint16_t) * block.kept);
     for (size_t e = 0; e < block.kept; ++e) {
-      float value = 0;
-      uint16_t c = 0;
-      std::memcpy(&value, msg + sizeof(float) * (block.first_sent + e), sizeof(float));
-      std::memcpy(&c, msg + sizeof(float) * sent_ + sizeof(uint16_t) * (block.first_sent + e),
-                  sizeof(uint16_t));
-      if (c >= n)
+      const uint16_t c = index[e];
+      if (c >= n) {
         throw InvalidArgument("demo: received coefficient index " + std::to_string(c) +
-                              " of a block of " + std::to_string(n));
-      sum[c] += static_cast<double>(value);
+                              " in a block of " + std::to_string(n));
+      }
+      sum[c] += static_cast<double>(values[e]);
       ++count[c];
     }
   }
