@@ -90,8 +90,10 @@ void Demo::compress_block(const Block& block) {
                          const std::pair<double, uint32_t>& b) {
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   };
-  std::nth_element(order.begin(), order.begin() + static_cast<ptrdiff_t>(block.kept), order.end(),
-                   before);
+  const auto kept_end = order.begin() + static_cast<ptrdiff_t>(block.kept);
+  std::nth_element(order.begin(), kept_end, order.end(), before);
+  std::sort(order.begin(), kept_end,
+            [](const auto& a, const auto& b) { return a.second < b.second; });
   std::vector<double> sparse(n, 0.0);
   for (size_t e = 0; e < block.kept; ++e) {
     const uint32_t c = order[e].second;

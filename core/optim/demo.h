@@ -9,6 +9,8 @@
 //   allgather every rank's (value, index) pairs
 //   Q = IDCT(per coefficient, the mean of the values of the ranks that sent it; 0 if none)
 //   x -= lr * (sign(Q) + lambda * x)               sign(0) = 0
+// A rank's message: every block's kept values (fp32) in block order, each block's in ascending
+// coefficient order, then their indices (uint16) in the same order.
 // Every rank decodes the same gathered bytes in rank order, so parameters stay bit-identical.
 // Tensors are 1-D unless DemoOptions::tensor_rows gives them a rows x cols shape.
 
