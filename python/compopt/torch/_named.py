@@ -174,6 +174,8 @@ class StreamingDiLoCo(DiLoCo):
         super().__init__(params, world, fragments=fragments, outer_bits=outer_bits,
                          **_renamed(hyper, overlap_steps=fragment_sync_delay,
                                     mixing=fragment_update_alpha))
+
+
 class DeMo(Optimizer):
     """DeMo (Peng, Quesnelle & Kingma 2024; registry 'demo') with the argument names of the
     authors' reference code: compression_decay, compression_topk, compression_chunk and the
