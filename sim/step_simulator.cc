@@ -62,6 +62,10 @@ Stage charged_stage(const StageSpec& s, const net::WorkloadSpec& w, int gpus) {
   out.overlap = s.overlap;
   out.step_bytes_ratio = s.step_bytes_ratio;
   out.vector_scale = s.wire_fraction * (s.low_rank > 0 ? low_rank_scale(s.low_rank, w) : 1.0);
+  // An uncompressed message's fraction is of fp32 bytes: in the workload's wire format its
+  // elements are 4 / wire_bytes as many.
+  const bool uncompressed = s.pattern == CommPattern::kRing || s.pattern == CommPattern::kAllGather;
+  if (uncompressed && s.wire_fraction != 1.0) out.vector_scale *= 4.0 / w.wire_bytes();
   out.charge_scale = 1.0 / s.period;
   out.overlap_steps = s.overlap_steps;
   out.charge_note = stage_volume_text(s);
@@ -71,7 +75,7 @@ Stage charged_stage(const StageSpec& s, const net::WorkloadSpec& w, int gpus) {
     out.vector_scale *= gpus;
     out.charge_scale *= 0.5;
     out.ring_only = true;
-    out.charge_note = "all-gather" + (out.charge_note.empty() ? "" : ", " + out.charge_note);
+    out.charge_note = "all-gather" + (out.charge_note.empty() ? "" : "; " + out.charge_note);
   }
   return out;
 }

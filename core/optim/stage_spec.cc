@@ -38,9 +38,12 @@ std::string stage_volume_text(const StageSpec& stage) {
   if (stage.wire_fraction != 1.0)
     parts.push_back(fmt::format("{:.3g} of the vector", stage.wire_fraction));
   if (stage.period != 1.0) parts.push_back(fmt::format("every {:g} steps", stage.period));
-  if (stage.overlap == StageOverlap::kBehindInnerSteps)
-    parts.push_back(fmt::format("behind {} steps", stage.overlap_steps));
-  return fmt::format("{}", fmt::join(parts, ", "));
+  if (stage.overlap == StageOverlap::kBehindInnerSteps) {
+    parts.push_back(fmt::format("behind {} inner step{}", stage.overlap_steps,
+                                stage.overlap_steps == 1 ? "" : "s"));
+  }
+  // "; ", not ", ": the text lands in CSV fields (a sweep's algorithm column).
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 }  // namespace compopt

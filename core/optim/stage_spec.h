@@ -36,8 +36,10 @@ struct StageSpec {
   // (local SGD's tau, DiLoCo's H, 0/1 Adam's interval between synchronisations), so a step is
   // charged its time over `period`. At the registry's default keys.
   double period = 1.0;
-  // Bytes of each rank's message over the whole vector's in the uncompressed allreduce's wire
-  // format (a top-k's values and indices, one fragment of a streamed vector); 1: the whole vector.
+  // How much of the vector each rank's message carries; 1: the whole vector. For a compressed
+  // pattern, the share of the elements the compressor encodes (one fragment of a streamed
+  // vector); for the ring and the all-gather, the message's bytes over the fp32 vector's (a
+  // top-k's fp32 values and 16-bit indices), whatever the gradient's wire format.
   double wire_fraction = 1.0;
   // > 0: the stage sends rank-`low_rank` factors of each gradient matrix instead of the matrix
   // (PowerSGD); the simulator sizes them taking the workload's tensors as square.
@@ -48,7 +50,8 @@ struct StageSpec {
 
 const char* comm_pattern_name(CommPattern pattern);
 // How much and how often the stage sends, beyond "the whole vector every step": e.g.
-// "rank-4 factors, every 500 steps"; empty for the whole vector every step.
+// "rank-4 factors; every 500 steps" (no commas: it appears in CSV fields); empty for the whole
+// vector every step.
 std::string stage_volume_text(const StageSpec& stage);
 const char* stage_overlap_name(StageOverlap overlap);
 

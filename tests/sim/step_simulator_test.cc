@@ -116,8 +116,8 @@ TEST(StepSimulator, EveryRegisteredOptimizerSimulatesItsDeclaredStages) {
       } else {
         EXPECT_GT(rows[i].comm_s, 0.0) << entry.name;
       }
-      // Only compressed stages pay the compression cost.
-      EXPECT_EQ(rows[i].compress_s > 0, entry.stages[i].pattern != CommPattern::kRing);
+      // Only stages with a compressor pay the compression cost (DeMo's all-gather has none).
+      EXPECT_EQ(rows[i].compress_s > 0, !entry.stages[i].compressor.empty()) << entry.name;
     }
   }
   EXPECT_EQ(step_optimizer_names(), optimizer_registry().names());
@@ -285,6 +285,31 @@ TEST(StepSimulator, AFragmentSentBehindInnerStepsExposesOnlyWhatOutlastsThem) {
   EXPECT_NEAR(behind.comm_s, (collective - inner) / 10, 1e-12);
   EXPECT_EQ(off.bytes_per_gpu, behind.bytes_per_gpu);
   EXPECT_THAT(behind.algorithm, ::testing::HasSubstr("every 10 steps"));
+}
+
+// DeMo's message at the default keys: 32 fp32 values and uint16 indices per 64 x 64 block,
+// 32 * 6 / (4096 * 4) of the fp32 vector, all-gathered: each GPU sends the n - 1 messages of
+// the ring all-gather, whatever the gradient's wire format (BERT-Large's is fp16).
+TEST(StepSimulator, AnAllGatherSendsEachRanksMessageToTheOthers) {
+  Scenario s;
+  s.gpus = 16;
+  s.optimizer = "demo";
+  const StageTiming t = simulate_step(resolve_scenario(s)).front();
+  const double d = 340e6, n = 16, message = 32.0 * 6 / (4096 * 4) * d * 4;
+  EXPECT_NEAR(t.bytes_per_gpu, (n - 1) * message, 1e-6 * (n - 1) * message);
+  EXPECT_THAT(t.algorithm, ::testing::StartsWith("ring (all-gather"));
+}
+
+// PowerSGD's rank-1 factors of BERT-Large's 398 tensors taken as square: 2r / sqrt(d / 398) of
+// the gradient, ring-allreduced in its fp16 wire format.
+TEST(StepSimulator, LowRankFactorsAreSizedFromTheWorkloadsTensors) {
+  Scenario s;
+  s.gpus = 16;
+  s.optimizer = "powersgd";
+  const std::vector<StageTiming> rows = simulate_step(resolve_scenario(s));
+  const double d = 340e6, n = 16, factors = d * 2.0 / std::sqrt(d / 398);
+  EXPECT_NEAR(rows.back().bytes_per_gpu, 2 * (n - 1) / n * 2 * factors, 1e-3 * 2 * factors);
+  EXPECT_NEAR(rows.front().bytes_per_gpu, 2 * (n - 1) / n * 2 * d, 1e-6 * d);
 }
 
 }  // namespace

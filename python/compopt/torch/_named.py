@@ -211,3 +211,15 @@ class PowerSGD(Optimizer):
                              **hyper)
         else:
             raise ValueError(f"optimizer = {optimizer!r}: expected 'sgd' or 'adam'")
+
+
+class DeMo(Optimizer):
+    """DeMo (Peng, Quesnelle & Kingma 2024; registry 'demo') with the argument names of the
+    authors' reference code: compression_decay, compression_topk, compression_chunk and the
+    decoupled weight_decay. Every tensor is chunked as a flat 1-D vector."""
+
+    def __init__(self, params, world=None, lr=None, compression_decay=None,
+                 compression_topk=None, compression_chunk=None, weight_decay=None, **hyper):
+        super().__init__("demo", params, world, lr=lr, compression_decay=compression_decay,
+                         compression_topk=compression_topk, compression_chunk=compression_chunk,
+                         weight_decay=weight_decay, **hyper)

@@ -46,7 +46,9 @@ std::vector<std::pair<std::string, HyperParamMap>> configs() {
           {"zero-one-adam",
            {{"var_freeze_step", "1"}, {"local_step_scaler", "1"}, {"local_step_clipper", "3"}}},
           {"powersgd", {{"start_powerSGD_iter", "3"}}},
-          {"powersgd-adam", {{"start_powerSGD_iter", "3"}, {"warm_start", "false"}}}};
+          {"powersgd-adam", {{"start_powerSGD_iter", "3"}, {"warm_start", "false"}}},
+
+          {"demo", {{"compression_topk", "3"}, {"compression_chunk", "8"}}}};
 }
 
 TEST(Checkpoint, ResumeIsBitIdenticalForEveryOptimizer) {

@@ -61,8 +61,8 @@ TEST(OptimizerRegistry, EveryEntryBuildsUnderItsCanonicalName) {
     }
   }
   EXPECT_EQ(optimizer_names(), optimizer_registry().names());
-  // + diloco, streaming-diloco, zero-one-adam, powersgd, powersgd-adam
-  EXPECT_EQ(optimizer_names().size(), 20u);
+  // + diloco, streaming-diloco, zero-one-adam, powersgd, powersgd-adam, demo
+  EXPECT_EQ(optimizer_names().size(), 21u);
 }
 
 TEST(OptimizerRegistry, SgdmIsAnAliasOfMomentumSgdWithIdenticalSteps) {
@@ -119,7 +119,8 @@ TEST(OptimizerRegistry, StagesAreSimulatable) {
     ASSERT_FALSE(e.stages.empty()) << e.name;
     for (const auto& s : e.stages) {
       EXPECT_TRUE(stage_names.count(s.name)) << e.name << " " << s.name;
-      if (s.pattern == CommPattern::kRing) {
+      // A ring sends fp32, an all-gather the optimizer's own message (DeMo's top-k pairs).
+      if (s.pattern == CommPattern::kRing || s.pattern == CommPattern::kAllGather) {
         EXPECT_TRUE(s.compressor.empty()) << e.name;
       } else {
         EXPECT_TRUE(make_compressor(s.compressor)->chunkable()) << e.name;
@@ -159,8 +160,10 @@ TEST(OptimizerRegistry, OnlyLambAndPowerSgdCompressionStepsMoveMoreBytesThanAdam
     if (e.name == "zero-one-adam") continue;  // fewer; zero_one_adam_test.cc checks its ratio
     const bool powersgd = e.name == "powersgd" || e.name == "powersgd-adam";
     for (const auto& s : e.stages) {
+      // DeMo moves fewer: momentum (12), compress in place (8), sign (4), update (12).
       const double expected = lamb                                  ? 68.0 / 48.0
                               : powersgd && s.name == "compression" ? 92.0 / 48.0
+                              : e.name == "demo"                    ? 36.0 / 48.0
                                                                     : 1.0;
       EXPECT_DOUBLE_EQ(s.step_bytes_ratio, expected) << e.name << " " << s.name;
     }

@@ -248,6 +248,7 @@ const std::vector<Case> kCases = [] {
   const HyperParamMap powersgd = {{"start_powerSGD_iter", "4"}, {"min_compression_rate", "0.5"}};
   cases.push_back({"powersgd", powersgd, 6, false});
   cases.push_back({"powersgd-adam", powersgd, 3, true});
+  cases.push_back({"demo", {{"compression_topk", "4"}}, 7, false});
   return cases;
 }();
 
