@@ -183,6 +183,7 @@ _OPTIMIZER_STYLES = {
     "birder-hierarchical": ("#882255", "X"),
     "momentum-sgd": ("#000000", "o"),
     "bertadam": ("#555555", "o"),
+    "local-momentum-sgd": ("#332288", "v"),
 }
 _FALLBACK_COLORS = ["#44AA99", "#117733", "#999933", "#AA4499", "#332288", "#88CCEE"]
 
@@ -196,6 +197,7 @@ _OPTIMIZER_LABELS = {
     "birder-hierarchical": "Birder (hierarchical)",
     "momentum-sgd": "momentum SGD",
     "bertadam": "BertAdam",
+    "local-momentum-sgd": "local momentum SGD",
 }
 
 # Optimizers that have a compression stage.
@@ -210,6 +212,7 @@ _WORKLOAD_LABELS = {
     "bert-base-squad": "BERT-Base SQuAD",
     "resnet50-imagenet": "ResNet-50",
     "resnet152-imagenet": "ResNet-152",
+    "gpt-1.3b": "GPT-1.3B",
 }
 
 
