@@ -79,8 +79,8 @@ def plot(run_dir):
     cp.figure_legend(fig, list(legend.values()), [cp.label(o) for o in legend],
                      ncol=min(6, len(legend)))
     seeds = max(curves.values("seeds"))
-    fig.suptitle("Methods side by side, " + ("mean of %d seeds, band = min-max" % seeds
-                                              if seeds > 1 else "one seed: no spread shown"))
+    spread = "mean of %d seeds, band = min-max" % seeds if seeds > 1 else "one seed: no spread"
+    fig.suptitle("Methods side by side, " + spread)
     cp.caption(fig, "Solid: methods; dashed: their baselines (the optimizer registry's). The MLP "
                "trains on 16 ranks on the sim backend, the transformer LM on 4 ranks through "
                "compopt.torch. "

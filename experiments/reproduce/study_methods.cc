@@ -26,6 +26,7 @@
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/method_pairs.h"
 #include "experiments/reproduce/simulated_scenarios.h"
+#include "experiments/reproduce/stage_clock.h"
 #include "experiments/reproduce/study.h"
 #include "experiments/reproduce/torch_runs.h"
 #include "experiments/reproduce/training_runs.h"
@@ -150,18 +151,9 @@ Curves mlp_curves(const StudyContext& context, const Task& task,
   return curves;
 }
 
-// The stand-in's simulated step in one stage: without its exposed communication (a step that
-// sends nothing, e.g. local SGD's), and the time of one whole collective of the stage.
-struct StageClock {
-  double local_s = 0, sync_s = 0;
-};
-using StageClocks = std::map<std::string, StageClock>;  // by stage name
-
-// Per optimizer, from the step simulator (one forked simulation each). A stage's comm_s is
-// its exposed communication per step, averaged over the registry's period of the stage, so
-// one collective takes comm_s x period.
-std::map<std::string, StageClocks> stage_clocks(const StudyContext& context,
-                                                const std::vector<std::string>& optimizers) {
+// Per optimizer, the stand-in's stage clocks from the step simulator (one fork each).
+std::map<std::string, StageClocks> optimizer_clocks(const StudyContext& context,
+                                                    const std::vector<std::string>& optimizers) {
   std::vector<sim::Scenario> scenarios;
   for (const std::string& o : optimizers) {
     sim::Scenario s;
@@ -175,32 +167,21 @@ std::map<std::string, StageClocks> stage_clocks(const StudyContext& context,
   }
   const std::vector<StageTimings> timings = simulate_scenarios(scenarios, context.jobs);
   std::map<std::string, StageClocks> out;
-  for (size_t i = 0; i < optimizers.size(); ++i) {
-    const OptimizerEntry& entry = optimizer_registry().get(optimizers[i]);
-    for (const sim::StageTiming& t : timings[i]) {
-      double period = 1;
-      for (const StageSpec& spec : entry.stages)
-        if (spec.name == t.stage) period = spec.period;
-      out[optimizers[i]][t.stage] = {t.step_time_s - t.comm_s, t.comm_s * period};
-    }
-  }
+  for (size_t i = 0; i < optimizers.size(); ++i)
+    out[optimizers[i]] = stage_clocks(timings[i], optimizer_registry().get(optimizers[i]));
   return out;
 }
 
-// The transformer run's time_s is this machine's wall clock: replace it by the simulated
-// clock, each step charged its stage's local time plus one collective if it sent bytes.
+// The transformer run's time_s is this machine's wall clock: replace it by the simulated one.
 void apply_simulated_clock(Curve& curve, const StageClocks& clocks, const std::string& optimizer) {
-  double clock = 0, sent = 0;
-  for (Point& p : curve) {
-    const auto c = clocks.find(p.stage);
-    if (c == clocks.end())
-      throw std::runtime_error(fmt::format(
-          "methods study: {} ran a step in stage '{}', which the step simulator does not time",
-          optimizer, p.stage));
-    clock += c->second.local_s + (p.bytes > sent ? c->second.sync_s : 0);
-    sent = p.bytes;
-    p.time_s = clock;
+  std::vector<std::string> stages;
+  std::vector<double> sent;
+  for (const Point& p : curve) {
+    stages.push_back(p.stage);
+    sent.push_back(p.bytes);
   }
+  const std::vector<double> times = simulated_clock(stages, sent, clocks, optimizer);
+  for (size_t i = 0; i < curve.size(); ++i) curve[i].time_s = times[i];
 }
 
 Curves transformer_curves(const StudyContext& context, const Task& task,
@@ -216,7 +197,7 @@ Curves transformer_curves(const StudyContext& context, const Task& task,
       specs.push_back(
           {fmt::format("methods-transformer-{}-seed{}", o, seed), "transformer", o, extra});
     }
-  const auto clocks = stage_clocks(context, optimizers);
+  const auto clocks = optimizer_clocks(context, optimizers);
   Curves curves;
   for (const TorchRun& run : torch_runs(context, specs)) {
     Curve curve = read_curve(run.metrics);
