@@ -16,7 +16,6 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <stdexcept>
 
 #include "core/optim/optimizer_registry.h"
