@@ -84,9 +84,10 @@ def plot(run_dir):
     cp.caption(fig, "Solid: methods; dashed: their baselines (the optimizer registry's). The MLP "
                "trains on 16 ranks on the sim backend, the transformer LM on 4 ranks through "
                "compopt.torch. "
-               "Simulated time is a stand-in: every step is charged %s's modelled step "
-               "(compute and messages) instead of the trained model's own. Bytes are those "
-               "rank 0 sent, of the trained model's size." % _clock(summary))
+               "Simulated time is a stand-in: every step is charged the modelled step (compute "
+               "and messages) of %s instead of the trained model's own, without the "
+               "communication on a step that sent nothing. Bytes are those rank 0 sent, of the "
+               "trained model's size." % _clock(summary))
     return fig
 
 
