@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 
 #include "core/util/error.h"
@@ -13,11 +14,15 @@ namespace {
 //   sign worker: feedback pass reads x and e, writes y and the bits (4 + 4 + 4 + 1/8), then the
 //                error pass reads and writes e (8) once the scale (a norm of y) is known;
 //   binary worker: one blocked pass reads x and e, draws, writes the bits and e (4 + 4 + 1/8 + 4);
-//   server: as the worker's, with the n received bit-chunks (n/8) read instead of x;
-//   decode: reads the bits and writes the floats (1/8 + 4).
+//   nbit:B worker (b = B/8 bytes a field): compensation reads x and e and writes y into e (12),
+//                the scale pass reads y (4), the field pass reads y and writes the fields (4 + b),
+//                the error update reads the fields and e and writes e (b + 8);
+//   server: as the worker's, with the n received chunks (n*b) read instead of x;
+//   decode: reads the fields and writes the floats (b + 4).
 struct PassBytes {
   std::string_view name;
   double worker, server_without_inputs, decode;
+  double field = 1.0 / 8.0;  // bytes a received element's field takes
 };
 
 constexpr double kBit = 1.0 / 8.0;
@@ -29,18 +34,34 @@ constexpr PassBytes kPasses[] = {
 // The configuration compress_bytes_per_element was measured on: Birder on 8 GPUs, one node.
 constexpr int kReferenceRanks = 8;
 
-const PassBytes& passes_of(std::string_view compressor) {
+// "nbit:B" with B in 2..16 (the `nbit` compressor of core/compress/nbit.h), else nullopt.
+std::optional<PassBytes> nbit_passes(std::string_view compressor) {
+  constexpr std::string_view kPrefix = "nbit:";
+  if (!compressor.starts_with(kPrefix)) return std::nullopt;
+  const std::string digits(compressor.substr(kPrefix.size()));
+  if (digits.empty() || digits.size() > 2 ||
+      digits.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  const int bits = std::stoi(digits);
+  if (bits < 2 || bits > 16) return std::nullopt;
+  const double b = bits / 8.0;
+  return PassBytes{compressor, 12 + 4 + 4 + b + b + 8, 8 + 4 + 4 + b + b + 8, b + 4, b};
+}
+
+PassBytes passes_of(std::string_view compressor) {
   for (const PassBytes& p : kPasses) {
     if (p.name == compressor) return p;
   }
-  throw InvalidArgument(
-      fmt::format("compression cost of '{}': not modelled, expected sign or binary", compressor));
+  if (auto nbit = nbit_passes(compressor)) return *nbit;
+  throw InvalidArgument(fmt::format(
+      "compression cost of '{}': not modelled, expected sign, binary or nbit:B", compressor));
 }
 
 }  // namespace
 
 CompressionBytes compression_bytes(std::string_view compressor, int server_ranks, double shard) {
-  const PassBytes& p = passes_of(compressor);
+  const PassBytes p = passes_of(compressor);
   if (server_ranks < 1 || !(shard > 0 && shard <= 1)) {
     throw InvalidArgument(
         fmt::format("compression cost: server_ranks = {}, shard = {}, expected >= 1 and in (0, 1]",
@@ -48,7 +69,7 @@ CompressionBytes compression_bytes(std::string_view compressor, int server_ranks
   }
   const double n = server_ranks;
   return {.encode = shard * p.worker,
-          .server = shard * (p.server_without_inputs + n * kBit) / n,
+          .server = shard * (p.server_without_inputs + n * p.field) / n,
           .decode = p.decode};
 }
 

@@ -21,10 +21,11 @@ struct CompressionBytes {
   double total() const { return encode + server + decode; }
 };
 
-// `compressor`: "sign" (one norm pass for the scale, then the error update) or "binary"
-// (one pass with a counter-based random draw per element, no scale). `server_ranks` >= 1
-// ranks share the server step; each rank encodes `shard` in (0, 1] of the vector (1 flat,
-// 1 / GPUs per node hierarchical). Throws InvalidArgument for another compressor or a bad size.
+// `compressor`: "sign" (one norm pass for the scale, then the error update), "binary"
+// (one pass with a counter-based random draw per element, no scale) or "nbit:B" (a max pass for
+// the scale, a field pass with a random draw per element, then the error update). `server_ranks` >=
+// 1 ranks share the server step; each rank encodes `shard` in (0, 1] of the vector (1 flat, 1 /
+// GPUs per node hierarchical). Throws InvalidArgument for another compressor or a bad size.
 CompressionBytes compression_bytes(std::string_view compressor, int server_ranks, double shard);
 
 // compression_bytes(...).total() over that of binary on 8 ranks, flat.

@@ -15,6 +15,8 @@ CommScheme scheme_of(CommPattern pattern) {
       return CommScheme::kCompressedFlat;
     case CommPattern::kCompressedHierarchical:
       return CommScheme::kCompressedHierarchical;
+    case CommPattern::kAllGather:  // the all-gather half of a ring allreduce (step_simulator.cc)
+      return CommScheme::kRing;
   }
   return CommScheme::kRing;
 }

@@ -33,18 +33,54 @@ constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024;
 
 struct Stage {
   std::string name;
-  CommScheme scheme;
+  CommScheme scheme = CommScheme::kRing;
   std::string compressor;  // empty for the ring
   StageOverlap overlap = StageOverlap::kAfterBackward;
   double step_bytes_ratio = 1.0;
+  // The collective's vector in parameters' worth of elements, and the share of its time and
+  // traffic a step is charged (1/period; an all-gather is half of a ring allreduce).
+  double vector_scale = 1.0;
+  double charge_scale = 1.0;
+  int overlap_steps = 0;
+  bool ring_only = false;   // an all-gather: NCCL runs it as a ring whatever the allreduce's choice
+  std::string charge_note;  // appended to the algorithm charged, e.g. "all-gather, every 4 steps"
 };
 
-// The stages the optimizer registry declares for a name or alias.
-std::vector<Stage> stages_of(std::string_view optimizer) {
-  std::vector<Stage> out;
-  for (const StageSpec& s : optimizer_registry().get(optimizer).stages) {
-    out.push_back({s.name, scheme_of(s.pattern), s.compressor, s.overlap, s.step_bytes_ratio});
+// Elements of a rank-r factor pair per element of the n x n matrix it stands for: 2r/n
+// (PowerSGD's P and Q), the workload's tensors taken as square; never above the matrix.
+double low_rank_scale(int rank, const net::WorkloadSpec& w) {
+  const double side = std::sqrt(static_cast<double>(w.parameters) / std::max(1, w.tensors));
+  return std::min(1.0, 2.0 * rank / side);
+}
+
+// What a step of the stage is charged (StageSpec's period, wire_fraction, low_rank, pattern).
+Stage charged_stage(const StageSpec& s, const net::WorkloadSpec& w, int gpus) {
+  Stage out;
+  out.name = s.name;
+  out.scheme = scheme_of(s.pattern);
+  out.compressor = s.compressor;
+  out.overlap = s.overlap;
+  out.step_bytes_ratio = s.step_bytes_ratio;
+  out.vector_scale = s.wire_fraction * (s.low_rank > 0 ? low_rank_scale(s.low_rank, w) : 1.0);
+  out.charge_scale = 1.0 / s.period;
+  out.overlap_steps = s.overlap_steps;
+  out.charge_note = stage_volume_text(s);
+  if (s.pattern == CommPattern::kAllGather) {
+    // A ring all-gather of every rank's message is the gather half of a ring allreduce of all
+    // of them: same rounds, half the time and traffic.
+    out.vector_scale *= gpus;
+    out.charge_scale *= 0.5;
+    out.ring_only = true;
+    out.charge_note = "all-gather" + (out.charge_note.empty() ? "" : ", " + out.charge_note);
   }
+  return out;
+}
+
+// The stages the optimizer registry declares for a name or alias, as charged on `gpus` GPUs.
+std::vector<Stage> stages_of(std::string_view optimizer, const net::WorkloadSpec& w, int gpus) {
+  std::vector<Stage> out;
+  for (const StageSpec& s : optimizer_registry().get(optimizer).stages)
+    out.push_back(charged_stage(s, w, gpus));
   return out;
 }
 
@@ -173,7 +209,8 @@ PreparedCollective prepare(const StepConfig& config, const CollectiveRequest& re
                             cluster.gpus_per_node);
   if (stage.scheme == CommScheme::kRing) {
     const double bytes = request.modeled * config.workload.wire_bytes();
-    out.algorithm = &choose_allreduce_algorithm(cluster.allreduce_algorithm, bytes, cluster);
+    out.algorithm = &choose_allreduce_algorithm(
+        stage.ring_only ? std::string_view("ring") : cluster.allreduce_algorithm, bytes, cluster);
     out.flows = out.algorithm->rounds(bytes, cluster);
     out.flow_nodes = cluster.nodes;
     const int k = out.algorithm->timing_nodes;
@@ -334,7 +371,7 @@ std::vector<CommMeasure> simulate_collectives(const StepConfig& config,
   return out;
 }
 
-// DDP's bucket count: `buckets`, or 25 MB buckets of the gradient.
+// DDP's bucket count: `buckets`, or 25 MB buckets of the `modeled`-element vector.
 int bucket_count(const StepConfig& config, double modeled) {
   if (config.buckets > 0) return config.buckets;
   return std::max(
@@ -352,11 +389,12 @@ StepRequests step_requests(const StepConfig& config, const std::vector<Stage>& s
                            double modeled, bool spans) {
   StepRequests out;
   for (const Stage& stage : stages) {
+    const double elements = modeled * stage.vector_scale;
     out.whole.push_back(static_cast<int>(out.list.size()));
-    out.list.push_back({&stage, modeled, spans});
+    out.list.push_back({&stage, elements, spans});
     const bool overlap = overlaps_backward(config.overlap, stage.overlap);
     out.bucket.push_back(overlap ? static_cast<int>(out.list.size()) : -1);
-    if (overlap) out.list.push_back({&stage, modeled / bucket_count(config, modeled), spans});
+    if (overlap) out.list.push_back({&stage, elements / bucket_count(config, elements), spans});
   }
   return out;
 }
@@ -378,11 +416,21 @@ double bucketed_comm_s(int buckets, bool buckets_given, double whole_s, CommMeas
   return one_bucket ? whole_s : exposed;
 }
 
+// A stage that communicates once every `period` steps, or a share of its collective, pays that
+// share of its communication, compression and traffic on each step.
+void charge_per_step(const Stage& stage, StageTiming& t) {
+  t.comm_s *= stage.charge_scale;
+  t.compress_s *= stage.charge_scale;
+  t.bytes_per_gpu *= stage.charge_scale;
+  t.inter_node_bytes *= stage.charge_scale;
+  if (!stage.charge_note.empty()) t.algorithm += " (" + stage.charge_note + ")";
+}
+
 }  // namespace
 
 std::vector<std::string> step_optimizer_names() { return optimizer_registry().names(); }
 
-void check_step_optimizer(std::string_view optimizer) { stages_of(optimizer); }
+void check_step_optimizer(std::string_view optimizer) { optimizer_registry().get(optimizer); }
 
 std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<StagePhases>* phases) {
   config.workload.validate();
@@ -402,7 +450,7 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
   const double modeled = static_cast<double>(w.parameters);
   const net::ComputeTimes compute =
       net::compute_times(w, config.cluster.gpu, batch, config.grad_accum);
-  const std::vector<Stage> stages = stages_of(config.optimizer);
+  const std::vector<Stage> stages = stages_of(config.optimizer, w, config.cluster.gpus());
   const StepRequests requests = step_requests(config, stages, modeled, phases != nullptr);
   std::vector<CommMeasure> measured = simulate_collectives(config, requests.list);
   std::vector<StageTiming> rows;
@@ -424,10 +472,16 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
     t.algorithm = whole.algorithm;
     if (requests.bucket[i] >= 0) {
       CommMeasure& bucket = measured[static_cast<size_t>(requests.bucket[i])];
-      t.comm_s = bucketed_comm_s(bucket_count(config, modeled), config.buckets > 0, whole.seconds,
-                                 bucket, t.backward_compute_s, stage_phases);
+      t.comm_s =
+          bucketed_comm_s(bucket_count(config, modeled * stage.vector_scale), config.buckets > 0,
+                          whole.seconds, bucket, t.backward_compute_s, stage_phases);
       if (stage_phases.buckets > 1 || config.buckets > 0) t.algorithm = bucket.algorithm;
+    } else if (stage.overlap == StageOverlap::kBehindInnerSteps &&
+               config.overlap == OverlapMode::kAuto) {
+      const double inner_s = t.forward_s + t.backward_compute_s + t.step_s;
+      t.comm_s = std::max(0.0, t.comm_s - stage.overlap_steps * inner_s);
     }
+    charge_per_step(stage, t);
     t.step_time_s = t.forward_s + t.backward_compute_s + t.comm_s + t.compress_s + t.step_s;
     t.throughput_samples_s =
         static_cast<double>(config.cluster.gpus()) * batch * config.grad_accum / t.step_time_s;

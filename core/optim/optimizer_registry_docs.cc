@@ -21,13 +21,15 @@ std::string optimizer_table_markdown() {
 
 std::string optimizer_stage_table_markdown() {
   std::string out =
-      "| optimizer | stage | communication | compressor | overlap (auto) "
-      "|\n|---|---|---|---|---|\n";
+      "| optimizer | stage | communication | compressor | overlap (auto) | volume (default keys) "
+      "|\n|---|---|---|---|---|---|\n";
   for (const auto& e : optimizer_registry().entries()) {
     for (const auto& s : e.stages) {
-      out += fmt::format(
-          "| `{}` | `{}` | {} | {} | {} |\n", e.name, s.name, comm_pattern_name(s.pattern),
-          s.compressor.empty() ? "—" : "`" + s.compressor + "`", stage_overlap_name(s.overlap));
+      const std::string volume = stage_volume_text(s);
+      out += fmt::format("| `{}` | `{}` | {} | {} | {} | {} |\n", e.name, s.name,
+                         comm_pattern_name(s.pattern),
+                         s.compressor.empty() ? "—" : "`" + s.compressor + "`",
+                         stage_overlap_name(s.overlap), volume.empty() ? "whole vector" : volume);
     }
   }
   return out;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/optim/optimizer_registry.h"
 #include "experiments/reproduce/markdown_table.h"
 #include "experiments/reproduce/study.h"
 #include "net_models/cluster_presets.h"
@@ -85,6 +86,12 @@ Registry<RegistryListing> make_listings() {
   r.add({{"studies", {}, "studies of compopt reproduce"},
          [] { return reproduce::study_registry().help_lines(); },
          studies_markdown});
+  r.add({{"optimizers", {}, "optimizers of train, profile, sweep and compopt.torch"},
+         [] { return optimizer_registry().help_lines(); },
+         optimizer_table_markdown});
+  r.add({{"optimizer-stages", {}, "what each optimizer stage communicates (docs/optimizers.md)"},
+         [] { return optimizer_registry().help_lines(); },
+         optimizer_stage_table_markdown});
   return r;
 }
 

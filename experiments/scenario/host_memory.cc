@@ -35,6 +35,8 @@ const std::map<std::string, int>& optimizer_vectors() {
       {"doublesqueeze", 2 + kEfVectors},    // m, g + error feedback
       {"local-sgd", 2},                     // m, direction
       {"local-momentum-sgd", 2},
+      {"diloco", 5},  // m, v, anchor, outer momentum, outer gradient in flight
+      {"streaming-diloco", 5 + kEfVectors},
   };
   return table;
 }

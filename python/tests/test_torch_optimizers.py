@@ -11,7 +11,8 @@ SHAPES = [(3, 4), (4,), (2, 2, 2)]
 # Keys each registry optimizer needs to cross its stage switch within the test's steps.
 EXTRA_KEYS = {"onebit-adam": {"freeze_step": 3}, "onebit-adam-32bit": {"freeze_step": 3},
               "onebit-lamb": {"freeze_step": 3}, "local-sgd": {"tau": 2},
-              "local-momentum-sgd": {"tau": 2}}
+              "local-momentum-sgd": {"tau": 2}, "diloco": {"inner_steps": 2},
+              "streaming-diloco": {"inner_steps": 4, "fragments": 2}}
 
 
 def _tensors(seed):

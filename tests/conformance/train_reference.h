@@ -39,6 +39,8 @@ inline Trained train_reference_run(const RankLauncher& launch, const std::string
       optimizer == "onebit-lamb") {
     hp["freeze_step"] = "5";
   }
+  // DiLoCo's outer steps at 10 and 20 (Streaming DiLoCo's fragments every 2 steps).
+  if (optimizer == "diloco" || optimizer == "streaming-diloco") hp["inner_steps"] = "10";
   const OptimizerFactory factory = [&](const ParamLayout& layout) {
     return make_optimizer(optimizer, hp, layout);
   };

@@ -42,6 +42,21 @@ TEST(CompressionCost, ServerShareShrinksWithRanksAndTheShardWithGpusPerNode) {
   EXPECT_DOUBLE_EQ(h.total(), h.encode + h.server + h.decode);
 }
 
+TEST(CompressionCost, NbitPaysAMaxPassAndItsWiderFields) {
+  // nbit:4 (1/2 byte a field), 4 ranks: worker 12 + 4 + (4 + 1/2) + (1/2 + 8) = 29;
+  // server (25 + 4 * 1/2) / 4; decode 1/2 + 4. nbit:8 fields take 1 byte.
+  const CompressionBytes four = compression_bytes("nbit:4", 4, 1.0);
+  EXPECT_DOUBLE_EQ(four.encode, 29.0);
+  EXPECT_DOUBLE_EQ(four.server, 27.0 / 4);
+  EXPECT_DOUBLE_EQ(four.decode, 4.5);
+  EXPECT_DOUBLE_EQ(compression_bytes("nbit:8", 1, 1.0).encode, 30.0);
+  for (const char* bad : {"nbit", "nbit:", "nbit:1", "nbit:17", "nbit:4x", "nbit:-4"}) {
+    EXPECT_THAT(testing_support::invalid_argument_message([&] { compression_bytes(bad, 8, 1); }),
+                HasSubstr("expected sign, binary or nbit:B"))
+        << bad;
+  }
+}
+
 TEST(CompressionCost, RefusesOtherCompressorsAndBadSizes) {
   EXPECT_THAT(testing_support::invalid_argument_message([] { compression_bytes("topk", 8, 1); }),
               HasSubstr("'topk'"));

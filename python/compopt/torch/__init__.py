@@ -7,9 +7,10 @@ Parameters become views of one flat fp32 buffer that the C++ optimizer steps on 
 process's World (compopt.init()); docs/python.md, section "PyTorch optimizers".
 """
 from ._deepspeed import deepspeed_keys, from_deepspeed
-from ._named import (SGD, Adam, AdamW, Birder, BirderHierarchical, Lamb, MomentumSGD,
-                     OneBitAdam, OneBitLamb)
+from ._named import (SGD, Adam, AdamW, Birder, BirderHierarchical, DiLoCo, Lamb, MomentumSGD,
+                     OneBitAdam, OneBitLamb, StreamingDiLoCo)
 from ._optimizer import Optimizer
 
-__all__ = ["Adam", "AdamW", "Birder", "BirderHierarchical", "Lamb", "MomentumSGD", "OneBitAdam",
-           "OneBitLamb", "Optimizer", "SGD", "deepspeed_keys", "from_deepspeed"]
+__all__ = ["Adam", "AdamW", "Birder", "BirderHierarchical", "DiLoCo", "Lamb", "MomentumSGD",
+           "OneBitAdam", "OneBitLamb", "Optimizer", "SGD", "StreamingDiLoCo", "deepspeed_keys",
+           "from_deepspeed"]

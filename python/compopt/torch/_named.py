@@ -132,3 +132,45 @@ class BirderHierarchical(Birder):
 
     def __init__(self, params, world=None, **hyper):
         super().__init__(params, world, hierarchical=True, **hyper)
+
+
+def _renamed(hyper, **pairs):
+    """hyper with the reference code's argument names moved to registry keys (None: unset);
+    refuses a key given under both names."""
+    for key, value in pairs.items():
+        if value is None:
+            continue
+        if hyper.get(key) is not None:
+            raise ValueError(f"'{key}' given twice (once under torchft's name)")
+        hyper[key] = value
+    return hyper
+
+
+class DiLoCo(_AdamLike):
+    """DiLoCo (Douillard et al. 2023, registry 'diloco'): AdamW inner steps on each rank's own
+    gradient; every sync_every steps an outer Nesterov step (outer_lr, outer_momentum) on the
+    rank-averaged drift from the anchor, which every rank then restarts from. sync_every is
+    torchft's name for the registry's inner_steps; the inner AdamW corrects the bias."""
+
+    _registry_name = "diloco"
+
+    def __init__(self, params, world=None, lr=None, betas=None, eps=None, weight_decay=None,
+                 sync_every=None, outer_lr=None, outer_momentum=None, **hyper):
+        super().__init__(params, world, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                         outer_lr=outer_lr, outer_momentum=outer_momentum,
+                         **_renamed(hyper, inner_steps=sync_every))
+
+
+class StreamingDiLoCo(DiLoCo):
+    """Streaming DiLoCo (Douillard et al. 2025, registry 'streaming-diloco'): DiLoCo by
+    `fragments` staggered fragments with an outer_bits-bit outer gradient; a fragment's outer step
+    lands fragment_sync_delay steps after it is sent and keeps fragment_update_alpha of the local
+    parameters (torchft's names for overlap_steps and mixing)."""
+
+    _registry_name = "streaming-diloco"
+
+    def __init__(self, params, world=None, fragments=None, fragment_sync_delay=None,
+                 fragment_update_alpha=None, outer_bits=None, **hyper):
+        super().__init__(params, world, fragments=fragments, outer_bits=outer_bits,
+                         **_renamed(hyper, overlap_steps=fragment_sync_delay,
+                                    mixing=fragment_update_alpha))

@@ -30,7 +30,10 @@ std::vector<std::pair<std::string, HyperParamMap>> configs() {
           {"ef-momentum-sgd", {}},
           {"doublesqueeze", {{"beta", "0.9"}}},
           {"local-sgd", {{"tau", "3"}}},
-          {"local-momentum-sgd", {{"tau", "3"}}}};
+          {"local-momentum-sgd", {{"tau", "3"}}},
+          {"diloco", {{"inner_steps", "3"}}},
+          // Fragments sent at 2, 4, 6 and merged a step later: 2 and 4 resume with one in flight.
+          {"streaming-diloco", {{"inner_steps", "4"}, {"fragments", "2"}}}};
 }
 
 TEST(Checkpoint, ResumeIsBitIdenticalForEveryOptimizer) {

@@ -61,7 +61,7 @@ TEST(OptimizerRegistry, EveryEntryBuildsUnderItsCanonicalName) {
     }
   }
   EXPECT_EQ(optimizer_names(), optimizer_registry().names());
-  EXPECT_EQ(optimizer_names().size(), 15u);
+  EXPECT_EQ(optimizer_names().size(), 17u);  // + diloco, streaming-diloco
 }
 
 TEST(OptimizerRegistry, SgdmIsAnAliasOfMomentumSgdWithIdenticalSteps) {

@@ -228,6 +228,11 @@ const std::vector<Case> kCases = [] {
   cases.push_back({"birder-hierarchical", {}, 6, false, /*resplits=*/true});
   cases.push_back({"local-sgd", {{"tau", "4"}}, 6, false});  // between synchronizations
   cases.push_back({"local-momentum-sgd", {{"tau", "3"}}, 7, false});
+  cases.push_back({"diloco", {{"inner_steps", "4"}}, 6, false});
+  // A fragment is sent at step 6 and merged at 7: the checkpoint holds it in flight.
+  for (const bool sim : {false, true}) {
+    cases.push_back({"streaming-diloco", {{"inner_steps", "4"}, {"fragments", "2"}}, 6, sim});
+  }
   return cases;
 }();
 

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 
 namespace compopt::cli {
@@ -45,9 +46,14 @@ TEST(RegistryTables, HoldsTableRefusesPartsAndExtraRows) {
   EXPECT_FALSE(holds_table("text\n\n| a |\n|---|\n| 2 |\n", table));
 }
 
-TEST(RegistryTables, ListsTheFourRegistries) {
+TEST(RegistryTables, ListsEveryDocumentedRegistry) {
   EXPECT_EQ(registry_listings().names(),
-            (std::vector<std::string>{"workloads", "clusters", "gpus", "studies"}));
+            (std::vector<std::string>{"workloads", "clusters", "gpus", "studies", "optimizers",
+                                      "optimizer-stages"}));
+  // The optimizer listings print the very tables docs/optimizers.md must carry.
+  EXPECT_EQ(registry_listings().get("optimizer-stages").markdown(),
+            optimizer_stage_table_markdown());
+  EXPECT_EQ(registry_listings().get("optimizers").markdown(), optimizer_table_markdown());
   EXPECT_THROW(registry_listings().get("optimizerz"), InvalidArgument);
 }
 

@@ -27,6 +27,8 @@ TEST(HostMemory, OptimizerStateCountsEachVectorAndErrorFeedback) {
   EXPECT_EQ(optimizer_state_vectors("onebit-adam"), 5);  // + worker and server error feedback
   EXPECT_EQ(optimizer_state_vectors("onebit-lamb"), 7);
   EXPECT_EQ(optimizer_state_vectors("birder"), 6);
+  EXPECT_EQ(optimizer_state_vectors("diloco"), 5);  // m, v, anchor, outer momentum, in flight
+  EXPECT_EQ(optimizer_state_vectors("streaming-diloco"), 7);          // + error feedback
   EXPECT_EQ(optimizer_state_vectors("an-optimizer-added-later"), 7);  // the largest: upper bound
 }
 
