@@ -184,6 +184,8 @@ _OPTIMIZER_STYLES = {
     "momentum-sgd": ("#000000", "o"),
     "bertadam": ("#555555", "o"),
     "local-momentum-sgd": ("#332288", "v"),
+    "diloco": ("#117733", "<"),
+    "streaming-diloco": ("#999933", ">"),
 }
 _FALLBACK_COLORS = ["#44AA99", "#117733", "#999933", "#AA4499", "#332288", "#88CCEE"]
 
@@ -198,6 +200,8 @@ _OPTIMIZER_LABELS = {
     "momentum-sgd": "momentum SGD",
     "bertadam": "BertAdam",
     "local-momentum-sgd": "local momentum SGD",
+    "diloco": "DiLoCo",
+    "streaming-diloco": "Streaming DiLoCo",
 }
 
 # Optimizers that have a compression stage.

@@ -17,6 +17,8 @@ const std::vector<MethodPair>& method_pairs() {
       {"onebit-adam", {"freeze_step=15%"}},
       {"birder", {}},
       {"local-momentum-sgd", {"tau=4"}},
+      {"diloco", {"inner_steps=25%"}},
+      {"streaming-diloco", {"inner_steps=25%", "fragments=3"}},
   };
   return pairs;
 }
