@@ -183,6 +183,9 @@ _OPTIMIZER_STYLES = {
     "birder-hierarchical": ("#882255", "X"),
     "momentum-sgd": ("#000000", "o"),
     "bertadam": ("#555555", "o"),
+    "local-momentum-sgd": ("#332288", "v"),
+    "diloco": ("#117733", "<"),
+    "streaming-diloco": ("#999933", ">"),
 }
 _FALLBACK_COLORS = ["#44AA99", "#117733", "#999933", "#AA4499", "#332288", "#88CCEE"]
 
@@ -196,6 +199,9 @@ _OPTIMIZER_LABELS = {
     "birder-hierarchical": "Birder (hierarchical)",
     "momentum-sgd": "momentum SGD",
     "bertadam": "BertAdam",
+    "local-momentum-sgd": "local momentum SGD",
+    "diloco": "DiLoCo",
+    "streaming-diloco": "Streaming DiLoCo",
 }
 
 # Optimizers that have a compression stage.
@@ -210,6 +216,7 @@ _WORKLOAD_LABELS = {
     "bert-base-squad": "BERT-Base SQuAD",
     "resnet50-imagenet": "ResNet-50",
     "resnet152-imagenet": "ResNet-152",
+    "gpt-1.3b": "GPT-1.3B",
 }
 
 

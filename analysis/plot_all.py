@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compopt_plot as cp  # noqa: E402
 
 STUDIES = ["variance", "convergence", "lamb", "volume", "profile", "scalability", "bandwidth",
-           "hierarchical", "break_even", "torch_variance", "torch_convergence"]
+           "hierarchical", "break_even", "torch_variance", "torch_convergence", "methods"]
 
 
 def has_csvs(module, run_dir):

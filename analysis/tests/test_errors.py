@@ -104,17 +104,17 @@ def test_plot_all_skips_absent_studies(run_dir):
         assert not (run_dir / "figures" / ("%s.png" % study)).exists()
     for study in kept:
         assert (run_dir / "figures" / ("%s.png" % study)).stat().st_size > 0
-    assert "2 drawn, 9 skipped, 0 failed" in result.stdout
+    assert "2 drawn, 10 skipped, 0 failed" in result.stdout
     # A study whose main CSV is there but whose optional one is not still draws.
     (run_dir / "variance" / "freeze.csv").unlink()
     result = run_script("plot_all.py", run_dir)
-    assert result.returncode == 0 and "2 drawn, 9 skipped, 0 failed" in result.stdout
+    assert result.returncode == 0 and "2 drawn, 10 skipped, 0 failed" in result.stdout
 
 
 def test_plot_all_with_nothing_to_draw_fails_saying_so(tmp_path):
     result = run_script("plot_all.py", tmp_path)
     assert result.returncode == 1
-    assert "0 drawn, 11 skipped, 0 failed" in result.stdout
+    assert "0 drawn, 12 skipped, 0 failed" in result.stdout
     assert "%s: no study CSV found, nothing drawn" % tmp_path in result.stderr
     assert not (tmp_path / "figures").exists()
 
@@ -128,6 +128,6 @@ def test_plot_all_reports_bad_csv_and_draws_the_rest(run_dir):
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "missing column 'time_s'" in result.stderr and str(csv) in result.stderr
-    assert "1 drawn, 9 skipped, 1 failed (convergence)" in result.stdout
+    assert "1 drawn, 10 skipped, 1 failed (convergence)" in result.stdout
     assert not (run_dir / "figures" / "convergence.png").exists()
     assert (run_dir / "figures" / "volume.png").exists()

@@ -54,7 +54,7 @@ def test_plot_all_draws_every_study(run_dir):
             path = run_dir / "figures" / ("%s.%s" % (study, ext))
             assert "wrote %s" % path in result.stdout
             assert path.stat().st_size > 0
-    assert "9 drawn, 2 skipped, 0 failed" in result.stdout
+    assert "9 drawn, 3 skipped, 0 failed" in result.stdout
 
 
 def test_usage_errors_exit_2(tmp_path):

@@ -35,7 +35,7 @@ def test_script_writes_png_and_pdf(torch_run, study):
 def test_plot_all_draws_both_and_skips_the_simulator_studies(torch_run):
     result = run_script("plot_all.py", torch_run)
     assert result.returncode == 0, result.stderr
-    assert "2 drawn, 9 skipped, 0 failed" in result.stdout
+    assert "2 drawn, 10 skipped, 0 failed" in result.stdout
 
 
 def test_variance_figure_marks_the_detector_freeze():

@@ -29,6 +29,8 @@ Registry<Study> make_registry() {
          run_torch_variance_study});
   r.add({{"torch_convergence", {}, "Convergence of real PyTorch models per optimizer pair"},
          run_torch_convergence_study});
+  r.add({{"methods", {}, "Methods side by side: each optimizer family against its baseline"},
+         run_methods_study});
   return r;
 }
 

@@ -48,5 +48,6 @@ std::string run_volume_study(const StudyContext& context);
 std::string run_break_even_study(const StudyContext& context);
 std::string run_torch_variance_study(const StudyContext& context);
 std::string run_torch_convergence_study(const StudyContext& context);
+std::string run_methods_study(const StudyContext& context);
 
 }  // namespace compopt::cli::reproduce

@@ -45,10 +45,6 @@ const std::map<std::string, std::vector<std::string>>& optimizer_settings() {
   return settings;
 }
 
-fs::path run_folder(const StudyContext& context, const std::string& optimizer, int seed) {
-  return context.dir.parent_path() / "training" / fmt::format("{}-seed{}", optimizer, seed);
-}
-
 std::string layers_csv(const TrainConfig& config, const std::vector<StepRecord>& records) {
   static const CsvSchema schema("layers.csv", {{"step"},
                                                {"stage"},
@@ -69,12 +65,10 @@ std::string layers_csv(const TrainConfig& config, const std::vector<StepRecord>&
 }
 
 // In the child: trains one run and writes its folder.
-void train_one(const StudyContext& context, const std::string& optimizer, int seed) {
-  std::vector<std::string> overrides = training_overrides(context, optimizer, seed);
-  overrides.insert(overrides.end(), sim_time_overrides().begin(), sim_time_overrides().end());
+void train_one(const fs::path& folder, const std::vector<std::string>& overrides) {
   const TrainConfig config = load_train_config("", overrides);
   const TrainResult result = run_training(config);
-  RunDirectory dir("train", run_folder(context, optimizer, seed).string(), OutMode::kInside);
+  RunDirectory dir("train", folder.string(), OutMode::kInside);
   dir.run([&] {
     dir.write_file("layers.csv", layers_csv(config, result.records));
     dir.write_run_json(config.to_json());
@@ -116,41 +110,53 @@ std::vector<std::string> training_overrides(const StudyContext& context,
   return o;
 }
 
-std::vector<TrainingRun> training_runs(const StudyContext& context,
-                                       const std::vector<std::string>& optimizers,
-                                       const std::vector<int>& seeds) {
-  std::vector<std::pair<std::string, int>> all, missing;
-  for (const std::string& o : optimizers)
-    for (int s : seeds) {
-      all.emplace_back(o, s);
-      if (!fs::exists(run_folder(context, o, s) / "metrics.csv")) missing.emplace_back(o, s);
-    }
+std::vector<fs::path> train_override_runs(const StudyContext& context, const std::string& folder,
+                                          const std::vector<OverrideRun>& runs) {
+  std::vector<fs::path> folders;
+  std::vector<size_t> missing;
+  for (const OverrideRun& run : runs) {
+    folders.push_back(context.dir.parent_path() / folder / run.label);
+    if (!fs::exists(folders.back() / "metrics.csv")) missing.push_back(folders.size() - 1);
+  }
   size_t done = 0;
   run_forked({.count = missing.size(),
               .parallel = context.jobs,
               .work =
                   [&](size_t i) {
-                    train_one(context, missing[i].first, missing[i].second);
+                    train_one(folders[missing[i]], runs[missing[i]].overrides);
                     return std::string();
                   },
-              .describe =
-                  [&](size_t i) {
-                    return fmt::format("training {} seed {}", missing[i].first, missing[i].second);
-                  },
+              .describe = [&](size_t i) { return "training " + runs[missing[i]].label; },
               .on_done =
                   [&](size_t i) {
-                    fmt::print("  trained {} seed {} ({}/{})\n", missing[i].first,
-                               missing[i].second, ++done, missing.size());
+                    fmt::print("  trained {} ({}/{})\n", runs[missing[i]].label, ++done,
+                               missing.size());
                     std::fflush(stdout);
                   }});
+  return folders;
+}
+
+std::vector<TrainingRun> training_runs(const StudyContext& context,
+                                       const std::vector<std::string>& optimizers,
+                                       const std::vector<int>& seeds) {
+  std::vector<OverrideRun> specs;
+  for (const std::string& o : optimizers)
+    for (int s : seeds) {
+      std::vector<std::string> overrides = training_overrides(context, o, s);
+      overrides.insert(overrides.end(), sim_time_overrides().begin(), sim_time_overrides().end());
+      specs.push_back({fmt::format("{}-seed{}", o, s), overrides});
+    }
+  const std::vector<fs::path> folders = train_override_runs(context, "training", specs);
   std::vector<TrainingRun> runs;
-  for (const auto& [optimizer, seed] : all) {
-    const fs::path folder = run_folder(context, optimizer, seed);
-    runs.push_back(
-        {optimizer, seed,
-         CsvTable(read_text_file(folder / "metrics.csv"), (folder / "metrics.csv").string()),
-         CsvTable(read_text_file(folder / "layers.csv"), (folder / "layers.csv").string())});
-  }
+  size_t i = 0;
+  for (const std::string& optimizer : optimizers)
+    for (int seed : seeds) {
+      const fs::path& folder = folders[i++];
+      runs.push_back(
+          {optimizer, seed,
+           CsvTable(read_text_file(folder / "metrics.csv"), (folder / "metrics.csv").string()),
+           CsvTable(read_text_file(folder / "layers.csv"), (folder / "layers.csv").string())});
+    }
   return runs;
 }
 

@@ -15,6 +15,7 @@
 // Runs missing from the cache are trained in forked children, context.jobs at
 // a time.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,19 @@ std::vector<int> training_seeds(const StudyContext& context);
 // context's scale; the cluster and the rank layout included.
 std::vector<std::string> training_overrides(const StudyContext& context,
                                             const std::string& optimizer, int seed);
+
+// One run of `compopt train`'s code: its folder name and the overrides (table.key=value)
+// that configure it in full.
+struct OverrideRun {
+  std::string label;
+  std::vector<std::string> overrides;
+};
+
+// Trains the runs missing under <run>/<folder>/<label>/ (metrics.csv, layers.csv, run.json)
+// in forked children, context.jobs at a time; returns every run's folder, in order.
+std::vector<std::filesystem::path> train_override_runs(const StudyContext& context,
+                                                       const std::string& folder,
+                                                       const std::vector<OverrideRun>& runs);
 
 // Trains what is missing, then returns every requested run (optimizer-major).
 std::vector<TrainingRun> training_runs(const StudyContext& context,

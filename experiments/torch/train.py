@@ -131,11 +131,16 @@ def train_step(task, optimizer, batches, step):
     return loss.item(), stage, t1 - t0, time.perf_counter() - t1
 
 
-def step_row(args, world, step, batches, m, times):
+def step_row(args, world, step, batches, m, times, sent):
+    """The step's metrics.csv row; sent: the cumulative bytes_sent and bytes_sent_inter_node
+    (metrics.csv's are totals since step 1; the optimizer reports each step's)."""
+    for key in sent:
+        sent[key] += m[key] or 0
     return {"step": step, "samples": step * world.size * args.batch,
             "epoch": step / batches.batches_per_epoch, "lr": m["lr"],
             "var_norm_l2": m["variance_norm"], "var_ratio_l1": m["variance_ratio"],
-            "bytes_sent": m["bytes_sent"], "bytes_sent_inter_node": m["bytes_sent_inter_node"],
+            "bytes_sent": sent["bytes_sent"],
+            "bytes_sent_inter_node": sent["bytes_sent_inter_node"],
             "time_s": times["since_start"], "step_wall_s": times["wall"],
             "compute_s": times["compute"], "comm_s": times["step"] - m["compression_s"],
             "compression_s": m["compression_s"]}
@@ -149,6 +154,7 @@ def rank_mean(values, world):
 def run(args, world, task, optimizer, out):
     batches = data.ShardedBatches(task.n_train, world.rank, world.size, args.batch, args.seed)
     start, last = time.perf_counter(), {"warmup": None}
+    sent = {"bytes_sent": 0, "bytes_sent_inter_node": 0}
     for step in range(1, args.steps + 1):
         t0 = time.perf_counter()
         loss, stage, compute, step_s = train_step(task, optimizer, batches, step - 1)
@@ -162,7 +168,7 @@ def run(args, world, task, optimizer, out):
             row["test_loss"], row["test_accuracy"] = last["test"]
         now = time.perf_counter()
         times = {"since_start": now - start, "wall": now - t0, "compute": compute, "step": step_s}
-        row.update(step_row(args, world, step, batches, optimizer.metrics(), times))
+        row.update(step_row(args, world, step, batches, optimizer.metrics(), times, sent))
         if out:
             out.add(row)
             if "test_loss" in row:

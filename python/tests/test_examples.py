@@ -80,6 +80,10 @@ def test_transformer_adam_on_two_ranks_writes_metrics_and_learns(tmp_path):
     assert {r["stage"] for r in rows} == {"full_precision"}
     assert [r["test_loss"] != "" for r in rows] == [s in (4, 8) for s in range(1, 9)]
     assert all(float(r["var_norm_l2"]) > 0 and r["var_ratio_l1"] == "" for r in rows)
+    # bytes_sent is cumulative, as compopt train's: Adam sends the same allreduce every step.
+    sent = [float(r["bytes_sent"]) for r in rows]
+    per_step = [b - a for a, b in zip(sent, sent[1:])]
+    assert per_step[0] > 0 and per_step == [per_step[0]] * 7 and sent[0] >= per_step[0]
     assert os.path.isfile(os.path.join(out, "summary.json"))
 
 

@@ -46,7 +46,7 @@ has "train --help" "onebit-lamb" "$out"
 has "train --help" "  ethernet-a100-8" "$out"
 
 out=$("$BIN" list studies 2>&1)
-[ "$(wc -l <<<"$out")" -eq 11 ] || fail "list studies: $(wc -l <<<"$out") lines, expected 11"
+[ "$(wc -l <<<"$out")" -eq 12 ] || fail "list studies: $(wc -l <<<"$out") lines, expected 12"
 out=$("$BIN" list clusters --markdown 2>&1)
 has "list clusters --markdown" "| \`ethernet-v100-4\` | V100-16GB | 16 | 4 | 126 | 40 | star |" "$out"
 "$BIN" list optimizerz > "$WORK/log" 2>&1; rc=$?

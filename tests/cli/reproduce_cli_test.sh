@@ -24,6 +24,11 @@ expect_error "unknown study" "--only 'convergense': unknown study 'convergense',
   --only convergense
 expect_error "negative jobs" "--jobs -1: expected 0..512" --jobs -1
 expect_error "unknown flag" "--fast" --fast
+# The methods study trains for a minute or more: bad input beside it still fails first.
+expect_error "methods with an unknown study" "--only 'methodz': unknown study 'methodz'" \
+  --only methods,methodz
+expect_error "methods with bad jobs" "--jobs -1: expected 0..512" --only methods --jobs -1
+expect_error "methods with an unknown flag" "--seeds" --only methods --seeds 3
 [ "$(snapshot)" == "$BEFORE" ] || fail "bad input modified the existing run directory"
 
 OUT="$WORK/run"

@@ -77,7 +77,7 @@ TEST(RegistryTables, ClusterAndStudyTables) {
                               "3350 |"));
   const std::string studies = registry_listings().get("studies").markdown();
   EXPECT_THAT(studies, HasSubstr("| `break_even` | Break-even bandwidth of compression |"));
-  EXPECT_EQ(std::count(studies.begin(), studies.end(), '\n'), 2 + 11);
+  EXPECT_EQ(std::count(studies.begin(), studies.end(), '\n'), 2 + 12);
   EXPECT_THAT(registry_listings().get("studies").lines(), HasSubstr("  variance "));
 }
 
