@@ -186,6 +186,10 @@ _OPTIMIZER_STYLES = {
     "local-momentum-sgd": ("#332288", "v"),
     "diloco": ("#117733", "<"),
     "streaming-diloco": ("#999933", ">"),
+    "zero-one-adam": ("#AA4499", "d"),
+    "powersgd": ("#44AA99", "h"),
+    "powersgd-adam": ("#88CCEE", "H"),
+    "demo": ("#661100", "*"),
 }
 _FALLBACK_COLORS = ["#44AA99", "#117733", "#999933", "#AA4499", "#332288", "#88CCEE"]
 
@@ -202,6 +206,10 @@ _OPTIMIZER_LABELS = {
     "local-momentum-sgd": "local momentum SGD",
     "diloco": "DiLoCo",
     "streaming-diloco": "Streaming DiLoCo",
+    "zero-one-adam": "0/1 Adam",
+    "powersgd": "PowerSGD",
+    "powersgd-adam": "PowerSGD + Adam",
+    "demo": "DeMo",
 }
 
 # Optimizers that have a compression stage.

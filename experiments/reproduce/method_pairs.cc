@@ -19,6 +19,12 @@ const std::vector<MethodPair>& method_pairs() {
       {"local-momentum-sgd", {"tau=4"}},
       {"diloco", {"inner_steps=25%"}},
       {"streaming-diloco", {"inner_steps=25%", "fragments=3"}},
+      // eps 1e-4: a sync divides the accumulated update by sqrt(v) + eps, and the MLP's
+      // always-zero pixels leave v exactly 0 (docs/optimizers.md, 0/1 Adam).
+      {"zero-one-adam",
+       {"var_freeze_step=15%", "local_step_scaler=20%", "local_step_clipper=4", "eps=1e-4"}},
+      {"powersgd", {"start_powerSGD_iter=15%", "matrix_approximation_rank=4"}},
+      {"demo", {}},
   };
   return pairs;
 }
