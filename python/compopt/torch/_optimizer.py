@@ -126,6 +126,11 @@ class Optimizer(torch.optim.Optimizer):
         """The flat fp32 tensor every parameter is a view of."""
         return self._flat.params
 
+    @property
+    def flat_gradients(self):
+        """The flat fp32 tensor the gradients are views of (the step reads it)."""
+        return self._flat.grads
+
     def metrics(self):
         """After the latest step: step, lr, stage, variance_norm, variance_ratio, variance_l1,
         layer_coefficients, layer_ratios (None or [] where the optimizer has none), and what
