@@ -47,9 +47,7 @@ void Lamb::do_step(std::span<float> params, std::span<const float> grads, Commun
 
 OptimizerMetrics Lamb::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
-  const L1L2Norms norms = norms_.of(v_);
-  out.variance_norm = norms.l2;
-  out.variance_l1 = norms.l1;
+  norms_.report(v_, out);
   out.layer_coefficients = coefficients_;
   return out;
 }

@@ -63,9 +63,7 @@ void OnebitAdam::do_step(std::span<float> params, std::span<const float> grads, 
 
 OptimizerMetrics OnebitAdam::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
-  const L1L2Norms norms = norms_.of(v_);  // summed once after the freeze
-  out.variance_norm = norms.l2;
-  out.variance_l1 = norms.l1;
+  norms_.report(v_, out);  // summed once per change of v
   if (detector_) out.variance_ratio = detector_->last_ratio();
   return out;
 }

@@ -7,4 +7,10 @@ L1L2Norms VarianceNorms::of(std::span<const float> v) const {
   return *cached_;
 }
 
+void VarianceNorms::report(std::span<const float> v, OptimizerMetrics& out) const {
+  const L1L2Norms norms = of(v);
+  out.variance_norm = norms.l2;
+  out.variance_l1 = norms.l1;
+}
+
 }  // namespace compopt

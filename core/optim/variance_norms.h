@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 
+#include "core/optim/optimizer.h"
 #include "core/optim/vector_ops.h"
 
 namespace compopt {
@@ -16,6 +17,8 @@ class VarianceNorms {
  public:
   // The norms of v: summed now unless v is unchanged since the last call.
   L1L2Norms of(std::span<const float> v) const;
+  // Sets out.variance_norm (||v||_2) and out.variance_l1 (||v||_1).
+  void report(std::span<const float> v, OptimizerMetrics& out) const;
   // v changed (a step or a load).
   void invalidate() { cached_.reset(); }
 

@@ -90,9 +90,7 @@ void ZeroOneAdam::freeze(std::span<const float> params, float lr) {
 
 OptimizerMetrics ZeroOneAdam::metrics() const {
   OptimizerMetrics out = Optimizer::metrics();
-  const L1L2Norms norms = norms_.of(v_);
-  out.variance_norm = norms.l2;
-  out.variance_l1 = norms.l1;
+  norms_.report(v_, out);
   return out;
 }
 
