@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -278,7 +279,8 @@ void add_curve_rows(CsvWriter& csv, const std::string& task, const std::string& 
                     const std::vector<Curve>& seeds) {
   const double n = static_cast<double>(seeds.size());
   for (size_t i = 0; i < seeds.front().size(); ++i) {
-    double samples = 0, loss = 0, lo = INFINITY, hi = -INFINITY, bytes = 0, time = 0;
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    double samples = 0, loss = 0, lo = kInf, hi = -kInf, bytes = 0, time = 0;
     bool all = true;
     for (const Curve& c : seeds) {
       if (i >= c.size() || !c[i].test_loss) {
