@@ -2,14 +2,16 @@
 """Compression-stage speedup against inter-node bandwidth ([1BA] §7.2, [1BL] §6):
 speedup = baseline step time / compressed step time vs effective bandwidth (log x,
 Gbit/s; log y), one panel per workload, one line per compressed optimizer against its
-baseline (optimizer colours and markers of compopt_plot), a line at 1 (no gain). When
+baseline (optimizer colours and markers of compopt_plot), shaded over its low..high
+across the cluster's bandwidth spread when the CSV has it, a line at 1 (no gain). When
 the run directory also has the break-even study, its crossings are marked on that line
 (with their bandwidth-spread error bar), so a break-even that sits on a jump of the
 curve (the baseline's allreduce changing algorithm) shows as one.
 
 Usage: python3 analysis/plot_bandwidth.py RUN_DIR
 Reads RUN_DIR/bandwidth/bandwidth.csv (workload, gpus, baseline, optimizer,
-inter_node_effective_gbit_s, speedup) and, if present, RUN_DIR/break_even/break_even.csv.
+inter_node_effective_gbit_s, speedup, speedup_low, speedup_high) and, if present,
+RUN_DIR/break_even/break_even.csv.
 """
 import math
 import os
@@ -24,7 +26,11 @@ REQUIRED = ["bandwidth.csv"]
 
 SCHEMA = {"workload": "s", "gpus": "i", "baseline": "s", "optimizer": "s",
           "inter_node_effective_gbit_s": "f", "baseline_step_ms": "f?", "compressed_step_ms": "f?",
-          "speedup": "f"}
+          "speedup": "f", "speedup_low": "f?", "speedup_high": "f?"}
+
+
+def _has_band(rows):
+    return all(r["speedup_low"] is not None for r in rows)
 
 
 def _break_evens(run_dir):
@@ -57,6 +63,12 @@ def _panel(ax, table, workload, break_evens):
             name += ", %d GPUs" % gpus
         ax.plot([r["inter_node_effective_gbit_s"] for r in rows], [r["speedup"] for r in rows],
                 color=cp.color(optimizer), marker=cp.marker(optimizer), markersize=4, label=name)
+        if _has_band(rows):
+            band = ax.fill_between([r["inter_node_effective_gbit_s"] for r in rows],
+                                   [r["speedup_low"] for r in rows],
+                                   [r["speedup_high"] for r in rows],
+                                   color=cp.color(optimizer), alpha=0.18, linewidth=0)
+            band.set_gid("spread_band")
         crossing = break_evens.get((workload, baseline, optimizer, gpus))
         if crossing is not None:
             _mark_break_even(ax, crossing)
@@ -94,6 +106,9 @@ def plot(run_dir):
             "join the sampled bandwidths; "
             "dotted line: no gain. Effective bandwidth = the rate collectives achieve (the "
             "cluster preset's NIC rate times its calibrated efficiency).")
+    if _has_band(table.rows):
+        note += (" Bands: low..high with both optimizers' steps simulated again at the low and "
+                 "at the high end of the cluster's bandwidth spread.")
     if break_evens:
         note += (" Vertical ticks on the dotted line: the break-even study's crossings, error "
                  "bar over the cluster's bandwidth spread.")

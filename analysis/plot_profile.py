@@ -3,12 +3,13 @@
 per configuration "N nodes/G GPUs, bs B[xA]" the backward allreduce time (top: markers
 on a log y axis, where bars would have no meaningful base) and its share of the step
 (bottom: bars from 0 on a linear axis): Adam ours, Adam published (hollow / hatched),
-1-bit Adam's compression stage ours.
+1-bit Adam's compression stage ours; error bars on ours span the allreduce's low..high over
+the cluster's bandwidth spread when the CSV has it.
 
 Usage: python3 analysis/plot_profile.py RUN_DIR
 Reads RUN_DIR/profile/profile.csv (network, nodes, gpus, batch_per_gpu, grad_accum,
-optimizer, stage, allreduce_ms, allreduce_pct, published_allreduce_ms,
-published_allreduce_pct).
+optimizer, stage, allreduce_ms, allreduce_low_ms, allreduce_high_ms, allreduce_pct,
+published_allreduce_ms, published_allreduce_pct).
 """
 import os
 import sys
@@ -21,6 +22,7 @@ REQUIRED = ["profile.csv"]
 
 SCHEMA = {"network": "s", "nodes": "i", "gpus": "i", "batch_per_gpu": "i", "grad_accum": "i",
           "optimizer": "s", "stage": "s", "forward_ms": "f?", "allreduce_ms": "f",
+          "allreduce_low_ms": "f?", "allreduce_high_ms": "f?",
           "backward_else_ms": "f?", "compress_ms": "f?", "step_ms": "f?", "total_ms": "f?",
           "allreduce_pct": "f", "published_allreduce_ms": "f?", "published_allreduce_pct": "f?"}
 
@@ -42,13 +44,27 @@ def _series(rows):
         c = configs.setdefault(key, {"label": config_label(r)})
         if r["optimizer"] == "adam" and r["stage"] not in ("warmup", "compression"):
             c["adam_ms"], c["adam_pct"] = r["allreduce_ms"], r["allreduce_pct"]
+            c["adam_band"] = (r["allreduce_low_ms"], r["allreduce_high_ms"])
             if r["published_allreduce_ms"] is not None:
                 c["pub_ms"] = r["published_allreduce_ms"]
             if r["published_allreduce_pct"] is not None:
                 c["pub_pct"] = r["published_allreduce_pct"]
         elif r["stage"] == "compression" and r["optimizer"] == "onebit-adam":
             c["onebit_ms"], c["onebit_pct"] = r["allreduce_ms"], r["allreduce_pct"]
+            c["onebit_band"] = (r["allreduce_low_ms"], r["allreduce_high_ms"])
     return list(configs.values())
+
+
+def _error_bars(ax, x, configs, key, color):
+    """The low..high of the series' allreduce times, where the CSV has them."""
+    points = [(xi, c[key + "_ms"], c[key + "_band"]) for xi, c in zip(x, configs)
+              if c.get(key + "_band") and c[key + "_band"][0] is not None]
+    if not points:
+        return
+    drawn = ax.errorbar([p[0] for p in points], [p[1] for p in points],
+                        yerr=[[p[1] - p[2][0] for p in points], [p[2][1] - p[1] for p in points]],
+                        color=color, linestyle="none", capsize=2.5, linewidth=1)
+    drawn.lines[2][0].set_gid("spread_band")
 
 
 def _time_panel(ax, configs, series):
@@ -64,6 +80,7 @@ def _time_panel(ax, configs, series):
         ax.plot(x + (i - 1) * 0.22, [np.nan if v is None else v for v in values], marker=mark,
                 markersize=7, linestyle="none", markerfacecolor=face, color=edge,
                 markeredgewidth=1.6, label=name)
+        _error_bars(ax, x + (i - 1) * 0.22, configs, key, edge)
     ax.set_xticks(x)
     ax.set_xticklabels([c["label"] for c in configs], fontsize=7)
     ax.set_xlim(-0.6, len(configs) - 0.4)
@@ -121,7 +138,8 @@ def plot(run_dir):
     cp.caption(fig, "Backward allreduce: the part of the gradient allreduce not hidden behind "
                "the backward pass, simulated; share = that time over the whole step. Published: "
                "1-bit Adam (Tang et al., ICML 2021) Table 1, Adam rows only (hatched bars "
-               "below).")
+               "below). Error bars: low..high with every link at the low and at the high end of "
+               "its preset's bandwidth spread.")
     return fig
 
 

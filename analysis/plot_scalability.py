@@ -3,14 +3,16 @@
 one panel per comparison, samples/s vs GPUs (log2 x, log y), one line per
 optimizer (compression stage of compressed optimizers, full stage of baselines) over
 the multi-node points only: a single node has no inter-node network, so its point is
-drawn hollow and not joined to the others. Published single-node values as x markers;
+drawn hollow and not joined to the others. A shaded band (an error bar on the single-node
+point) spans each point's low..high throughput over the cluster's bandwidth spread, when
+the CSV has it. Published single-node values as x markers;
 a comparison with one GPU count as ours-vs-published bars; the legend fills the grid's
 spare panel.
 
 Usage: python3 analysis/plot_scalability.py RUN_DIR
 Reads RUN_DIR/scalability/scalability.csv (comparison, workload, cluster, optimizer,
 stage, gpus, inter_node_gbit_s (nominal NIC rate), batch_per_gpu, throughput_samples_s,
-published_throughput_samples_s).
+throughput_low_samples_s, throughput_high_samples_s, published_throughput_samples_s).
 """
 import math
 import os
@@ -26,7 +28,8 @@ SCHEMA = {"comparison": "s", "workload": "s", "cluster": "s", "optimizer": "s", 
           "gpus": "i", "nodes": "i?", "gpus_per_node": "i?", "inter_node_gbit_s": "f?",
           "inter_node_efficiency": "f?",
           "inter_node_effective_gbit_s": "f?",
-          "batch_per_gpu": "i?", "throughput_samples_s": "f", "step_ms": "f?",
+          "batch_per_gpu": "i?", "throughput_samples_s": "f",
+          "throughput_low_samples_s": "f?", "throughput_high_samples_s": "f?", "step_ms": "f?",
           "allreduce_ms": "f?", "published_throughput_samples_s": "f?"}
 
 # Preferred stage per optimizer: compression if it has one, else full precision.
@@ -62,6 +65,27 @@ def _published_point(rows, optimizer, gpus):
     return None
 
 
+def _has_band(rows):
+    return all(r["throughput_low_samples_s"] is not None for r in rows)
+
+
+def _draw_band(ax, joined, alone, c):
+    """low..high over the bandwidth spread: a band along the joined points, an error bar on
+    the single-node one."""
+    if joined and _has_band(joined):
+        band = ax.fill_between([r["gpus"] for r in joined],
+                               [r["throughput_low_samples_s"] for r in joined],
+                               [r["throughput_high_samples_s"] for r in joined],
+                               color=c, alpha=0.18, linewidth=0)
+        band.set_gid("spread_band")
+    for r in alone:
+        if _has_band([r]):
+            value = r["throughput_samples_s"]
+            ax.errorbar([r["gpus"]], [value], yerr=[[value - r["throughput_low_samples_s"]],
+                                                    [r["throughput_high_samples_s"] - value]],
+                        color=c, linestyle="none", capsize=3, linewidth=1)
+
+
 def _line_panel(ax, rows, gpus):
     """Throughput vs GPUs, one line per optimizer over the multi-node points, the
     single-node point hollow and apart, published points as x markers."""
@@ -77,6 +101,7 @@ def _line_panel(ax, rows, gpus):
                 color=c, marker=m, markersize=4, label=name)
         ax.plot([r["gpus"] for r in alone], [r["throughput_samples_s"] for r in alone],
                 color=c, marker=m, markersize=6, markerfacecolor="white", linestyle="none")
+        _draw_band(ax, joined, alone, c)
         for g in gpus:
             value = _published_point(rows, optimizer, g)
             if value is not None:
@@ -95,6 +120,10 @@ def _bar_panel(ax, rows, gpus):
         c = cp.color(optimizer)
         ours = series[0]["throughput_samples_s"]
         ax.bar(i - 0.2, ours, 0.4, color=c)
+        if _has_band(series[:1]):
+            ax.errorbar([i - 0.2], [ours], yerr=[[ours - series[0]["throughput_low_samples_s"]],
+                                                 [series[0]["throughput_high_samples_s"] - ours]],
+                        color="0.2", linestyle="none", capsize=3, linewidth=1)
         ax.annotate("%.0f" % ours, (i - 0.2, ours), xytext=(0, 2), textcoords="offset points",
                     ha="center", va="bottom", fontsize=7)
         value = _published_point(rows, optimizer, gpus)
@@ -122,6 +151,10 @@ def _legend(ax, table):
         handles.append(Line2D([], [], color="0.3", marker="o", markerfacecolor="white",
                               linestyle="none", markersize=6))
         labels.append("one node (no inter-node link): not joined")
+    if _has_band(table.rows):
+        from matplotlib.patches import Patch
+        handles.append(Patch(color="0.3", alpha=0.25, linewidth=0))
+        labels.append("low..high over the cluster's\nbandwidth spread")
     if any(r["published_throughput_samples_s"] is not None for r in table.rows):
         handles.append(Line2D([], [], marker="x", color="0.3", markersize=8, markeredgewidth=2,
                               linestyle="none"))
@@ -150,8 +183,12 @@ def plot(run_dir):
         ax.set_visible(False)
     fig.suptitle("Training throughput vs GPU count (simulated; compressed optimizers in their "
                  "compression stage)")
-    cp.caption(fig, "Throughput in samples per second over all GPUs, from the step simulator; "
-               "both axes logarithmic. Baselines run full precision.")
+    note = ("Throughput in samples per second over all GPUs, from the step simulator; both axes "
+            "logarithmic. Baselines run full precision.")
+    if _has_band(table.rows):
+        note += (" Bands: the step simulated again with every link at the low and at the high "
+                 "end of its preset's bandwidth spread (docs/simulator.md, Uncertainty).")
+    cp.caption(fig, note)
     return fig
 
 

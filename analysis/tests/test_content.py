@@ -76,6 +76,56 @@ def test_bandwidth_lines_are_the_csv_speedups():
     assert titles == {"BERT-Large", "ResNet-50"}
 
 
+def band_extent(collection):
+    """(x, low, high) of a fill_between band: its path's upper and lower edges."""
+    vertices = collection.get_paths()[0].vertices
+    by_x = {}
+    for x, y in vertices:
+        by_x.setdefault(round(float(x), 9), []).append(float(y))
+    return sorted((x, min(ys), max(ys)) for x, ys in by_x.items())
+
+
+def test_bandwidth_bands_are_the_csv_low_high():
+    import plot_bandwidth
+    fig = plot_bandwidth.plot(FIXTURE_RUN)
+    ax = panel(fig, "BERT-Large")
+    bands = [c for c in ax.collections if c.get_gid() == "spread_band"]
+    assert len(bands) == 2  # one per pair of the panel
+    rows = [r for r in raw_rows("bandwidth", "bandwidth.csv") if r["optimizer"] == "onebit-lamb"]
+    expected = sorted((round(float(r["inter_node_effective_gbit_s"]), 9),
+                       float(r["speedup_low"]), float(r["speedup_high"])) for r in rows)
+    extents = [band_extent(b) for b in bands]
+    assert any(np.allclose(np.array(e), np.array(expected)) for e in extents)
+    assert "Bands: low..high" in fig.compopt_caption
+
+
+def test_scalability_bands_span_the_csv_low_high_of_the_joined_points():
+    import plot_scalability
+    fig = plot_scalability.plot(FIXTURE_RUN)
+    rows = raw_rows("scalability", "scalability.csv")
+    ax = [a for a in fig.axes if a.get_title().startswith("BERT-Large: Adam vs 1-bit Adam")][0]
+    bands = [c for c in ax.collections if c.get_gid() == "spread_band"]
+    assert len(bands) == 2  # Adam and 1-bit Adam
+    adam = sorted((float(r["gpus"]), float(r["throughput_low_samples_s"]),
+                   float(r["throughput_high_samples_s"])) for r in rows
+                  if r["comparison"] == "adam_onebit_adam" and r["optimizer"] == "adam"
+                  and r["nodes"] != "1")
+    assert any(np.allclose(np.array(band_extent(b)), np.array(adam)) for b in bands)
+
+
+def test_profile_error_bars_span_the_csv_low_high():
+    import plot_profile
+    fig = plot_profile.plot(FIXTURE_RUN)
+    rows = [r for r in raw_rows("profile", "profile.csv") if r["network"] == "ethernet"]
+    time_ax = fig.axes[0]
+    spans = sorted((round(min(seg[:, 1]), 6), round(max(seg[:, 1]), 6))
+                   for c in time_ax.collections for seg in c.get_segments())
+    expected = sorted((round(float(r["allreduce_low_ms"]), 6),
+                       round(float(r["allreduce_high_ms"]), 6))
+                      for r in rows if r["optimizer"] == "adam" or r["stage"] == "compression")
+    assert spans == expected
+
+
 def test_bandwidth_marks_the_break_even_crossings_on_the_no_gain_line():
     import plot_bandwidth
     fig = plot_bandwidth.plot(FIXTURE_RUN)

@@ -117,23 +117,30 @@ const CsvSchema& scalability_schema() {
                                                     {"inter_node_effective_gbit_s", "{:.6g}"},
                                                     {"batch_per_gpu"},
                                                     {"throughput_samples_s", "{:.2f}"},
+                                                    {"throughput_low_samples_s", "{:.2f}"},
+                                                    {"throughput_high_samples_s", "{:.2f}"},
                                                     {"step_ms", "{:.3f}"},
                                                     {"allreduce_ms", "{:.3f}"},
                                                     {"published_throughput_samples_s", "{:.0f}"}});
   return schema;
 }
 
-// One CSV row per stage of point `p` (simulated as `scenario`).
+// One CSV row per stage of point `p` (simulated as `scenario`), with the stage's throughput
+// low..high over the cluster's bandwidth spread.
 void add_csv_rows(CsvWriter& csv, const Point& p, const sim::Scenario& scenario,
-                  const StageTimings& timings, std::optional<double> paper) {
+                  const SpreadTimings& timings, std::optional<double> paper) {
   const sim::StepConfig config = sim::resolve_scenario(scenario);
+  const net::ClusterSpec& cluster = config.cluster;
   const std::string name = point_name(p);
-  for (const sim::StageTiming& t : timings) {
-    const net::ClusterSpec& cluster = config.cluster;
+  for (size_t i = 0; i < timings.expected.size(); ++i) {
+    const sim::StageTiming& t = timings.expected[i];
+    const FigureBand throughput = band_of(
+        per_run(timings, [&](const StageTimings& run) { return run[i].throughput_samples_s; }));
     csv.add({name, p.comparison->workload, p.comparison->cluster, p.optimizer, t.stage, p.gpus,
              cluster.nodes, cluster.gpus_per_node, cluster.inter_node_gbps,
              cluster.inter_node_efficiency, cluster.inter_node_gbps * cluster.inter_node_efficiency,
-             p.batch, t.throughput_samples_s, 1e3 * t.step_time_s, 1e3 * t.comm_s, paper});
+             p.batch, t.throughput_samples_s, throughput.low, throughput.high, 1e3 * t.step_time_s,
+             1e3 * t.comm_s, paper});
   }
 }
 
@@ -169,7 +176,8 @@ std::string run_scalability_study(const StudyContext& context) {
   std::vector<sim::Scenario> scenarios;
   scenarios.reserve(points.size());
   for (const Point& p : points) scenarios.push_back(scenario_of(p));
-  const std::vector<StageTimings> timings = simulate_scenarios(scenarios, context.jobs);
+  const std::vector<SpreadTimings> timings =
+      simulate_scenarios_with_spread(scenarios, context.jobs);
   CsvWriter csv(scalability_schema());
   MarkdownTable published({"workload", "optimizer", "GPUs", "batch/GPU", "samples/s (ours)",
                            "samples/s (published)", "error", "role of the published value"});
@@ -178,7 +186,7 @@ std::string run_scalability_study(const StudyContext& context) {
     const Point& p = points[i];
     const auto paper = published_throughput(p.comparison->workload, p.optimizer, p.gpus, p.batch);
     add_csv_rows(csv, p, scenarios[i], timings[i], paper);
-    const double ours = steady_stage(timings[i]).throughput_samples_s;
+    const double ours = steady_stage(timings[i].expected).throughput_samples_s;
     if (paper) add_published_row(published, p, ours, *paper);
     throughput[{point_name(p), p.optimizer, p.gpus}] = ours;
   }
