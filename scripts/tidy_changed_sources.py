@@ -5,7 +5,7 @@ dependency log), changed between REV and the working tree. Prints one absolute p
 or the single word ALL when everything must be checked: REV is not in this clone's history,
 or .clang-tidy itself changed.
 
-Usage: scripts/tidy_changed_sources.py BUILD_DIR REV
+Usage: scripts/tidy_changed_sources.py BUILD_DIR REV [REPO_DIR (default: this script's repo)]
 Exit 2 with a message for a build directory without compile_commands.json or ninja's log.
 """
 import json
@@ -45,8 +45,8 @@ def dependencies(build_dir):
     return deps
 
 
-def main(build_dir, rev):
-    root = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+def main(build_dir, rev, root):
+    root = os.path.realpath(root)
     commands = os.path.join(build_dir, "compile_commands.json")
     if not os.path.isfile(commands):
         fail("no %s; configure and build first" % commands)
@@ -65,6 +65,7 @@ def main(build_dir, rev):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        fail("usage: tidy_changed_sources.py BUILD_DIR REV")
-    main(sys.argv[1], sys.argv[2])
+    if len(sys.argv) not in (3, 4):
+        fail("usage: tidy_changed_sources.py BUILD_DIR REV [REPO_DIR]")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else here)
