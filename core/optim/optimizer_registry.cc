@@ -186,9 +186,12 @@ void add_sgd_variants(Registry<OptimizerEntry>& reg) {
   reg.add(with_state(entry("local-sgd", {}, "local SGD, parameters ring-averaged every tau steps",
                            "Stich 2019", kSgdLr, {tau}, {sync}, local(false)),
                      {0, 0}, "sgd"));
+  // The momentum is averaged with the parameters: two fp32 vectors per exchange.
+  StageSpec sync_with_momentum = sync;
+  sync_with_momentum.wire_fraction = 2.0;
   reg.add(with_state(
       entry("local-momentum-sgd", {}, "local momentum SGD, averaged every tau steps", "Stich 2019",
-            kSgdLr, std::vector{tau} + momentum_keys("0.9"), {sync}, local(true)),
+            kSgdLr, std::vector{tau} + momentum_keys("0.9"), {sync_with_momentum}, local(true)),
       {1, 0}, "momentum-sgd"));
 }
 
