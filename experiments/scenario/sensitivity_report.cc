@@ -22,6 +22,15 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
+// One line of the printed table, without trailing blanks.
+std::string table_line(const std::string& input, const std::string& low, const std::string& high,
+                       const std::string& at_low, const std::string& at_high,
+                       const std::string& flips) {
+  const std::string line = fmt::format("{:<22} {:>12} .. {:<12} {:>14} .. {:<8} {}", input, low,
+                                       high, at_low, at_high, flips);
+  return line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+}
+
 bool pays_everywhere(const Sensitivity& s) { return s.min_speedup > 1; }
 bool pays_nowhere(const Sensitivity& s) { return s.max_speedup <= 1; }
 
@@ -47,16 +56,14 @@ std::string sensitivity_table(const Sensitivity& s) {
       "what the answer depends on ({}): speedup of {} over {} (step time of each one's last "
       "stage) with one input at a time at its low and high end, the others as given\n",
       s.label, s.optimizer, s.baseline);
-  constexpr const char* kRow = "{:<22} {:>12} .. {:<12} {:>14} .. {:<8} {}\n";
-  text += fmt::format(kRow, "input", "low end", "high end", "speedup at low", "at high", "flips");
+  text += table_line("input", "low end", "high end", "speedup at low", "at high", "flips");
   for (const SensitivityRow& r : s.rows) {
-    text += fmt::format(kRow, r.input, r.low_value, r.high_value, times(r.speedup_low),
-                        times(r.speedup_high), r.flips ? "yes" : "");
+    text += table_line(r.input, r.low_value, r.high_value, times(r.speedup_low),
+                       times(r.speedup_high), r.flips ? "yes" : "");
   }
-  text += fmt::format(
-      "expected speedup {} (ranges: docs/whatif.md, \"What the answer depends "
-      "on\")\n",
-      times(s.expected_speedup));
+  text +=
+      fmt::format("expected speedup {} (ranges: docs/whatif.md, \"What the answer depends on\")\n",
+                  times(s.expected_speedup));
   return text + sensitivity_verdict(s) + "\n";
 }
 
