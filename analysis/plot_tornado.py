@@ -59,7 +59,10 @@ def _panel(ax, key, rows):
     ax.grid(axis="y", visible=False)
     ax.set_xlabel("speedup of %s over %s (step time)" % (cp.label(optimizer), cp.label(baseline)))
     ax.set_title("%s: what the speedup depends on" % scenario)
-    ax.legend(loc="lower right", fontsize=7)
+    ends = [1.0, expected] + [r[k] for r in ordered for k in ("speedup_low", "speedup_high")]
+    pad = 0.08 * (max(ends) - min(ends)) or 0.05
+    ax.set_xlim(min(ends) - pad, max(ends) + pad)  # bars' sticky edges would cut margins off
+    cp.legend_below(ax)
 
 
 def plot(run_dir):
