@@ -96,7 +96,9 @@ const std::vector<UncertainInput>& uncertain_inputs() {
        "rdma (none known: 0) .. tcp (38 us measured) transport profiles (docs/calibration.md)",
        set_message_cost},
       {"buckets", "the buckets of an overlapped stage",
-       "assumption: 1 bucket .. 32 buckets (default 25 MB buckets, as PyTorch DDP's)", set_buckets},
+       "assumption: 1 bucket .. 32 buckets (as given: DDP's 25 MB buckets or one, whichever "
+       "exposes less)",
+       set_buckets},
       {"allreduce algorithm", "the cluster's allreduce_algorithm",
        "the two algorithms NCCL_ALGO picks from: ring .. tree (docs/simulator.md)", set_algorithm},
       {"overlap", "whether every stage overlaps backward", "overlap off .. on (docs/simulator.md)",
