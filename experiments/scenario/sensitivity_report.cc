@@ -10,7 +10,12 @@
 namespace compopt::cli {
 namespace {
 
-std::string times(double speedup) { return fmt::format("{:.2f}x", speedup); }
+// Two decimals, four where two would show 1.00 for a speedup that is not 1 (its verdict
+// would not show).
+std::string times(double speedup) {
+  const std::string text = fmt::format("{:.2f}x", speedup);
+  return text == "1.00x" && speedup != 1 ? fmt::format("{:.4f}x", speedup) : text;
+}
 
 std::string span(double low, double high) { return times(low) + " .. " + times(high); }
 

@@ -7,7 +7,8 @@
 // every end of every input, "<optimizer> pays in no case (...)" when it is above 1 at none,
 // else "<optimizer>: <min>x .. <max>x, depends on: <input> (<its min>x .. <its max>x), ..."
 // naming each input that flips the verdict, its range taken over its two ends and the
-// expected speedup.
+// expected speedup. Speedups show two decimals, four where two would read 1.00 for one that is
+// not 1.
 //
 // sensitivity.csv: one row per (analysis, input), columns
 //   scenario, optimizer, baseline, input, low_value, high_value, speedup_low, speedup_high,

@@ -130,6 +130,15 @@ TEST(Sensitivity, VerdictWithoutFlips) {
             "onebit-adam pays in no case (0.50x .. 1.00x)");
 }
 
+// 1.002x pays; two decimals would print it as 1.00x, so four are shown.
+TEST(Sensitivity, ASpeedupJustAboveOneShowsThatItPays) {
+  const SensitivityPlan plan = plan_sensitivity(onebit_adam(), "adam", "case");
+  std::vector<double> times = uniform_times(plan, 1.10);
+  set_end(times, input_index("buckets"), InputEnd::kHigh, 1.0, 1.002);
+  EXPECT_EQ(sensitivity_verdict(evaluate_sensitivity(plan, times)),
+            "onebit-adam pays in every case (1.0020x .. 1.10x)");
+}
+
 TEST(Sensitivity, RefusesStepTimesThatDoNotMatchThePlan) {
   const SensitivityPlan plan = plan_sensitivity(onebit_adam(), "adam", "case");
   EXPECT_THROW(evaluate_sensitivity(plan, {1.0, 1.0}), std::invalid_argument);
