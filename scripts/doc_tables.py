@@ -201,6 +201,41 @@ def break_even(csv_dir):
                  ["---", "---", "---:", "---:", "---:", "---:"])
 
 
+# The methods study is too slow for the golden comparison; its tables quote the runs committed
+# under docs/runs/ (each folder's README says the command and the date).
+METHODS_RUNS = os.path.join(ROOT, "docs", "runs")
+
+
+def _mean_pm(mean, std, seeds, digits):
+    value = "%.*f" % (digits, mean)
+    return value if seeds < 2 else "%s ± %.*f" % (value, digits, std)
+
+
+def methods_table(run, task):
+    """The methods study's report table of `task` (mlp | transformer) from the committed run
+    docs/runs/RUN/methods/summary.csv: each pair, method then baseline, as report.md has it."""
+    rs = [r for r in rows(os.path.join(METHODS_RUNS, run), "methods", "summary.csv")
+          if r["task"] == task]
+    if not rs:
+        raise DocError("%s: no rows of task '%s'" % (os.path.join(METHODS_RUNS, run), task))
+    base = {(r["method"], r["optimizer"]): r for r in rs if r["role"] == "baseline"}
+    body = []
+    for r in rs:
+        b = base[(r["method"], r["baseline"])]
+        seeds = int(r["seeds"])
+        f = {k: float(r[k]) for k in r if k.endswith(("_mean", "_std"))}
+        body.append(["%s vs %s" % (r["method"], r["baseline"]), r["optimizer"],
+                     _mean_pm(f["final_test_loss_mean"], f["final_test_loss_std"], seeds, 4),
+                     _mean_pm(1e-6 * f["bytes_per_rank_mean"], 1e-6 * f["bytes_per_rank_std"],
+                              seeds, 2),
+                     "%.3f" % (f["bytes_per_rank_mean"] / float(b["bytes_per_rank_mean"])),
+                     _mean_pm(f["sim_time_s_mean"], f["sim_time_s_std"], seeds, 1),
+                     "%.3f" % (f["sim_time_s_mean"] / float(b["sim_time_s_mean"]))])
+    return table(["pair", "optimizer", "final test loss", "MB sent per rank", "bytes ÷ baseline",
+                  "simulated time s", "time ÷ baseline"], body,
+                 ["---", "---:", "---:", "---:", "---:", "---:", "---:"])
+
+
 # Block name -> renderer of its lines from the CSV folder.
 RENDERERS = {
     "volume": volume,
@@ -210,6 +245,10 @@ RENDERERS = {
     "bandwidth": bandwidth,
     "hierarchical": hierarchical,
     "break_even": break_even,
+    "methods_quick_mlp": lambda _: methods_table("methods-quick", "mlp"),
+    "methods_quick_transformer": lambda _: methods_table("methods-quick", "transformer"),
+    "methods_full_mlp": lambda _: methods_table("methods-full", "mlp"),
+    "methods_full_transformer": lambda _: methods_table("methods-full", "transformer"),
 }
 
 
