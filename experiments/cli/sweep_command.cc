@@ -20,6 +20,7 @@
 #include "experiments/scenario/forked_simulation.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/option_ranges.h"
+#include "experiments/scenario/scenario_origin.h"
 #include "experiments/scenario/scenario_rows.h"
 #include "experiments/scenario/sweep_config.h"
 #include "experiments/scenario/sweep_distribution.h"
@@ -107,6 +108,9 @@ void check_platform_files(const std::vector<sim::Scenario>& scenarios) {
   if (!indexes.empty()) simulate_forked(scenarios, indexes, {.parallel = 1});
 }
 
+// Distinct cluster and compute lines the header prints before counting the rest.
+constexpr size_t kOriginLines = 8;
+
 void run(const Options& o) {
   const SweepWorld world = sweep_world_from_env();
   check_sweep_world(world);
@@ -126,6 +130,8 @@ void run(const Options& o) {
   RunDirectory dir("sweep", o.out, out_mode(o.overwrite));
   fmt::print("compopt sweep: {} scenarios from {}, {} at a time{}\n", scenarios.size(), o.config,
              jobs, world.size > 1 ? fmt::format(" on each of {} MPI ranks", world.size) : "");
+  for (const std::string& line : scenario_origin_lines(scenarios, kOriginLines))
+    fmt::print("{}\n", line);
   dir.write_run_json({{"config_file", o.config},
                       {"config", config.resolved},
                       {"scenarios", scenarios.size()},
