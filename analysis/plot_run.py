@@ -26,6 +26,14 @@ def _train(run_dirs):
     return [("train", lambda: plot_train.plot_runs(run_dirs))]
 
 
+def _tornado(run_dir):
+    """The tornado figure of a --sensitivity run, or none."""
+    import plot_tornado
+    if not plot_tornado.has_sensitivity(run_dir):
+        return []
+    return [("tornado", lambda: plot_tornado.plot(run_dir))]
+
+
 def _sweep(run_dirs):
     import plot_sweep
     import plot_sweep_time
@@ -33,7 +41,7 @@ def _sweep(run_dirs):
     figures = [("sweep", lambda: plot_sweep.plot(run_dir))]
     if plot_sweep_time.has_time_to_train(run_dir):
         figures.append(("sweep_time", lambda: plot_sweep_time.plot(run_dir)))
-    return figures
+    return figures + _tornado(run_dir)
 
 
 def _profile(run_dirs):
@@ -43,7 +51,7 @@ def _profile(run_dirs):
     figures = [("profile", lambda: plot_profile_run.plot(run_dir))]
     if os.path.isfile(os.path.join(run_dir, "trace.json")):
         figures.append(("trace", lambda: plot_trace.plot(run_dir)))
-    return figures
+    return figures + _tornado(run_dir)
 
 
 def _trace(paths):

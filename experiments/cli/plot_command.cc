@@ -41,8 +41,12 @@ struct Kind {
 // .json file given instead of a directory is its fifth kind.
 constexpr std::array<Kind, 4> kKinds = {{
     {"train", "training curves (loss, accuracy, variance ratio, bytes, time); several overlaid"},
-    {"sweep", "speedup over the baseline by GPU count per scenario, time to train"},
-    {"profile", "step-time breakdown per stage; the trace summary when trace.json is there"},
+    {"sweep",
+     "speedup over the baseline by GPU count per scenario, time to train; the tornado of "
+     "--sensitivity when sensitivity.csv is there"},
+    {"profile",
+     "step-time breakdown per stage; the trace summary when trace.json is there; the tornado "
+     "of --sensitivity when sensitivity.csv is there"},
     {"reproduce", "every study figure whose CSVs are there"},
 }};
 

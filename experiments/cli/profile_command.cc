@@ -7,7 +7,8 @@
 // a Chrome/Perfetto trace of the simulated step (sim/step_trace.h) to FILE, or to trace.json
 // in the run directory when no FILE is given. `--export-platform FILE` writes the resolved
 // cluster's SimGrid platform instead of simulating. The checks against published
-// measurements are `compopt validate` (validate_command.cc).
+// measurements are `compopt validate` (validate_command.cc). `--sensitivity` also moves each
+// uncertain input over its range against the optimizer's baseline (sensitivity_option.h).
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -21,8 +22,10 @@
 #include "core/util/io_error.h"
 #include "experiments/cli/commands.h"
 #include "experiments/cli/profile_scenario.h"
+#include "experiments/cli/sensitivity_option.h"
 #include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/cluster_table.h"
+#include "experiments/scenario/forked_jobs.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/scenario_rows.h"
 #include "net_models/cluster_presets.h"
@@ -47,6 +50,7 @@ struct Options {
   bool trace = false;      // --trace given
   std::string trace_file;  // its value; empty: trace.json in the run directory
   std::string export_platform;
+  bool sensitivity = false;  // --sensitivity
 };
 
 // The header's note on overlap: nothing for auto, the override otherwise.
@@ -145,9 +149,23 @@ void print_memory(const sim::StepConfig& c, const sim::GpuMemory& m) {
   }
 }
 
+// --sensitivity's one analysis, checked before any work; none without the flag.
+std::vector<SensitivityPlan> sensitivity_plans(const Options& o, const sim::StepConfig& config) {
+  if (!o.sensitivity) return {};
+  const std::string baseline =
+      sensitivity_baseline(config.optimizer, o.scenario.training.baseline, "--sensitivity");
+  const std::string label = fmt::format("{} on {} GPUs of {}", config.workload.name,
+                                        config.cluster.gpus(), config.cluster.name);
+  const std::vector<SensitivityPlan> plans = {plan_sensitivity(config, baseline, label)};
+  check_simulation_memory(plan_scenarios(plans), parallel_jobs(0), "--gpus",
+                          MemoryBudget::of_this_machine());
+  return plans;
+}
+
 void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
   check_simulation_memory({o.scenario}, 1, "--gpus", MemoryBudget::of_this_machine());
+  const std::vector<SensitivityPlan> plans = sensitivity_plans(o, config);
   check_trace_file(o.trace_file);
   // Simulated before the run directory exists: a platform file SimGrid refuses leaves nothing.
   std::vector<sim::StagePhases> phases;
@@ -177,22 +195,25 @@ void run_profile(const Options& o) {
     print_memory(config, totals.memory);
     dir.write_file("profile.csv", profile_csv(config, timings, totals));
     if (o.trace) trace_path = write_trace(o, config, timings, phases, dir);
-    dir.write_run_json({{"workload", config.workload.name},
-                        {"cluster", o.scenario.cluster},
-                        {"optimizer", config.optimizer},
-                        {"gpus", config.cluster.gpus()},
-                        {"inter_node_gbps", config.cluster.inter_node_gbps},
-                        {"topology", std::string(net::topology_name(config.cluster.topology))},
-                        {"gpu", config.cluster.gpu.name},
-                        {"batch_per_gpu", config.batch_per_gpu},
-                        {"grad_accum", config.grad_accum},
-                        {"overlap", sim::overlap_mode_name(config.overlap)},
-                        {"platform_file", o.scenario.platform_file},
-                        {"config_file", o.config},
-                        {"sets", o.sets},  // the --set keys as given: workload, cluster, training
-                        {"backend", sim::kSimBackendName}});
+    nlohmann::json run = {{"workload", config.workload.name},
+                          {"cluster", o.scenario.cluster},
+                          {"optimizer", config.optimizer},
+                          {"gpus", config.cluster.gpus()},
+                          {"inter_node_gbps", config.cluster.inter_node_gbps},
+                          {"topology", std::string(net::topology_name(config.cluster.topology))},
+                          {"gpu", config.cluster.gpu.name},
+                          {"batch_per_gpu", config.batch_per_gpu},
+                          {"grad_accum", config.grad_accum},
+                          {"overlap", sim::overlap_mode_name(config.overlap)},
+                          {"platform_file", o.scenario.platform_file},
+                          {"config_file", o.config},
+                          {"sets", o.sets},  // the --set keys as given: workload, cluster, training
+                          {"backend", sim::kSimBackendName}};
+    if (!plans.empty()) run["sensitivity"] = write_sensitivity(plans, 0, dir);
+    dir.write_run_json(run);
   });
-  fmt::print("\nwrote {}/profile.csv and run.json\n", dir.path().string());
+  fmt::print("\nwrote {}/profile.csv{} and run.json\n", dir.path().string(),
+             plans.empty() ? "" : ", sensitivity.csv");
   if (o.trace) fmt::print("wrote trace {} (open it in https://ui.perfetto.dev)\n", trace_path);
 }
 
@@ -332,12 +353,18 @@ void register_profile_command(CLI::App& app) {
   cmd->footer("Workload presets:\n" + net::workload_registry().help_lines() + "Cluster presets:\n" +
               net::cluster_registry().help_lines() +
               "--set keys: those of a sweep config (docs/simulator.md), one value each.");
+  add_sensitivity_flag(*cmd, o->sensitivity);
   add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o, trace, cmd] {
     refuse_moved_flags(*cmd);
     o->trace = trace->count() > 0;
     o->scenario.overlap = sim::parse_overlap_mode(o->overlap);
     o->scenario = profile_scenario(o->config, o->scenario, given_flags(*cmd), o->sets);
+    if (!o->export_platform.empty() && o->sensitivity) {
+      throw InvalidArgument(
+          "--sensitivity with --export-platform: --export-platform writes the platform instead "
+          "of simulating, so there is no speedup to analyse; expected one of the two");
+    }
     if (!o->export_platform.empty()) return run_export(*o);
     run_profile(*o);
   });

@@ -4,7 +4,8 @@
 // sweep.csv (one row per scenario and optimizer stage) and run.json, and prints
 // the speedup table of sweep_summary.h; bad input fails before any work with
 // exit code 2 and leaves earlier results untouched. Under mpirun the scenarios
-// spread over the ranks (sweep_distribution.h) and rank 0 writes the results.
+// spread over the ranks (sweep_distribution.h) and rank 0 writes the results. `--sensitivity`
+// then analyses each scenario of a compressed optimizer on rank 0 (sensitivity_option.h).
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,6 +17,7 @@
 
 #include "core/util/error.h"
 #include "experiments/cli/commands.h"
+#include "experiments/cli/sensitivity_option.h"
 #include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/forked_simulation.h"
 #include "experiments/scenario/host_memory.h"
@@ -40,6 +42,7 @@ struct Options {
   int jobs = 0;
   std::string out;
   bool overwrite = false;
+  bool sensitivity = false;  // --sensitivity
 };
 
 class Progress {
@@ -123,6 +126,12 @@ void run(const Options& o) {
   const int at_once = std::max(1, std::min(jobs, static_cast<int>(mine.size()))) * world.local_size;
   check_simulation_memory(scenarios, at_once, "sweep.gpus", MemoryBudget::of_this_machine());
   check_platform_files(scenarios);
+  const std::vector<SensitivityPlan> plans =
+      o.sensitivity ? sweep_sensitivity_plans(scenarios, "--sensitivity")
+                    : std::vector<SensitivityPlan>{};
+  if (!plans.empty())
+    check_simulation_memory(plan_scenarios(plans), jobs, "sweep.gpus",
+                            MemoryBudget::of_this_machine());
   if (world.rank != 0) {  // a further MPI rank: simulate its share, send it to rank 0
     gather_steps(world, scenarios.size(), run_share(scenarios, mine, jobs, world));
     return;
@@ -132,20 +141,25 @@ void run(const Options& o) {
              jobs, world.size > 1 ? fmt::format(" on each of {} MPI ranks", world.size) : "");
   for (const std::string& line : scenario_origin_lines(scenarios, kOriginLines))
     fmt::print("{}\n", line);
-  dir.write_run_json({{"config_file", o.config},
-                      {"config", config.resolved},
-                      {"scenarios", scenarios.size()},
-                      {"backend", sim::kSimBackendName},
-                      {"ranks", world.size}});
+  nlohmann::json run_json = {{"config_file", o.config},
+                             {"config", config.resolved},
+                             {"scenarios", scenarios.size()},
+                             {"backend", sim::kSimBackendName},
+                             {"ranks", world.size}};
+  dir.write_run_json(run_json);
   const sim::TrainingSpec& training = scenarios.front().training;
   std::vector<SweepRow> rows;
   dir.run([&] {
     std::vector<SimulatedStep> steps = run_share(scenarios, mine, jobs, world);
     if (world.size > 1) steps = gather_steps(world, scenarios.size(), steps);
     dir.write_file("sweep.csv", finish_sweep_csv(sweep_csv(scenarios, steps, rows), training));
+    fmt::print("\n{}", sweep_summary(rows, training.baseline));
+    if (plans.empty()) return;
+    run_json["sensitivity"] = write_sensitivity(plans, jobs, dir);
+    dir.write_run_json(run_json);
   });
-  fmt::print("\n{}\nwrote {}/sweep.csv ({} scenarios) and run.json\n",
-             sweep_summary(rows, training.baseline), dir.path().string(), scenarios.size());
+  fmt::print("\nwrote {}/sweep.csv ({} scenarios){} and run.json\n", dir.path().string(),
+             scenarios.size(), plans.empty() ? "" : ", sensitivity.csv");
 }
 
 }  // namespace
@@ -169,6 +183,7 @@ void register_sweep_command(CLI::App& app) {
       "(sweep.optimizers): {}",
       net::workload_registry().help_lines(), net::cluster_registry().help_lines(),
       fmt::join(sim::step_optimizer_names(), ", ")));
+  add_sensitivity_flag(*cmd, o->sensitivity);
   add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o] { run(*o); });
 }

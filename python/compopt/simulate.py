@@ -30,7 +30,8 @@ def _require_simulator():
                            "to use compopt.simulate and compopt.sweep")
 
 
-def simulate(workload, cluster, optimizer="adam", gpus=0, *, training=None, **options):
+def simulate(workload, cluster, optimizer="adam", gpus=0, *, training=None, sensitivity=False,
+             **options):
     """One step of `workload` on `cluster` with `optimizer` on `gpus` GPUs (0: the cluster's).
 
     workload, cluster: a preset name (``compopt list workloads`` / ``clusters``), a dict with
@@ -39,23 +40,29 @@ def simulate(workload, cluster, optimizer="adam", gpus=0, *, training=None, **op
     flags of ``compopt profile`` with underscores: gpus_per_node, inter_node_gbps, topology,
     gpu, platform, batch_per_gpu, grad_accum, overlap ("auto", "on", "off"), buckets.
 
-    Returns profile.csv as a DataFrame: one row per optimizer stage.
+    Returns profile.csv as a DataFrame: one row per optimizer stage. With sensitivity=True,
+    the analysis of ``compopt profile --sensitivity`` instead (sensitivity.csv: one row per
+    uncertain input with the speedup over the optimizer's baseline at the low and the high end
+    of its range; docs/whatif.md, "What the answer depends on"); an optimizer that is its own
+    baseline raises compopt.InvalidArgument.
     """
     _require_simulator()
     text = _compopt.simulate_profile(_source(workload), _source(cluster), optimizer, gpus,
-                                     options, training)
+                                     options, training, bool(sensitivity))
     return _frame(text)
 
 
-def sweep(config, *, jobs=0):
+def sweep(config, *, jobs=0, sensitivity=False):
     """The grid of a ``compopt sweep`` config: a dict of its tables or the path of its TOML.
 
     jobs: simulations at once (0: all cores). Scenarios that do not fit in the GPU's memory
     raise a UserWarning listing them, as the command prints them. Returns sweep.csv as a
-    DataFrame: one row per scenario and optimizer stage, with end_to_end_speedup.
+    DataFrame: one row per scenario and optimizer stage, with end_to_end_speedup. With
+    sensitivity=True, the analyses of ``compopt sweep --sensitivity`` instead (sensitivity.csv),
+    one per scenario of an optimizer whose baseline the sweep holds.
     """
     _require_simulator()
-    text, warning = _compopt.sweep(_source(config), jobs)
+    text, warning = _compopt.sweep(_source(config), jobs, bool(sensitivity))
     if warning:
         warnings.warn(warning.rstrip("\n"), stacklevel=2)
     return _frame(text)

@@ -3,8 +3,9 @@
 // (experiments/scenario/scenario_rows.h, sweep_config.h). Inputs go through the CLI's own
 // validation first, in this process, so bad input raises compopt.InvalidArgument before anything is
 // simulated; then each simulation runs in a forked process (experiments/scenario/
-// forked_simulation.h), with the GIL released. A build without the simulator binds only
-// have_simulator.
+// forked_simulation.h), with the GIL released. With sensitivity=True both return
+// sensitivity.csv's text instead (experiments/scenario/sensitivity.h). A build without the
+// simulator binds only have_simulator.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -27,6 +28,8 @@
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/option_ranges.h"
 #include "experiments/scenario/scenario_rows.h"
+#include "experiments/scenario/sensitivity.h"
+#include "experiments/scenario/sensitivity_report.h"
 #include "experiments/scenario/sweep_config.h"
 #include "experiments/scenario/sweep_totals.h"
 #include "python/src/toml_from_python.h"
@@ -115,9 +118,18 @@ std::vector<cli::SimulatedStep> simulate_released(const std::vector<sim::Scenari
   return cli::simulate_forked(scenarios, {.parallel = parallel, .spread = true});
 }
 
+// The analyses of `plans` as sensitivity.csv's text, simulated with the GIL released.
+std::string sensitivity_released(const std::vector<cli::SensitivityPlan>& plans, int parallel) {
+  cli::check_simulation_memory(cli::plan_scenarios(plans), parallel, "gpus",
+                               MemoryBudget::of_this_machine());
+  const py::gil_scoped_release release;
+  return cli::sensitivity_csv(cli::simulate_sensitivity(plans, parallel));
+}
+
+// profile.csv's text, or with `sensitivity` sensitivity.csv's.
 std::string simulate_profile(const py::handle& workload, const py::handle& cluster,
                              const std::string& optimizer, int gpus, const py::dict& options,
-                             const py::handle& training) {
+                             const py::handle& training, bool sensitivity) {
   sim::Scenario s;
   s.optimizer = optimizer;
   s.gpus = gpus;
@@ -130,6 +142,13 @@ std::string simulate_profile(const py::handle& workload, const py::handle& clust
   }
   apply_options(s, options);
   s = cli::scenario_from_table(s, std::move(root), "simulate");
+  if (sensitivity) {
+    const sim::StepConfig config = sim::resolve_scenario(s);
+    const std::string baseline =
+        cli::sensitivity_baseline(config.optimizer, s.training.baseline, "sensitivity=True");
+    return sensitivity_released({cli::plan_sensitivity(config, baseline, "simulate")},
+                                cli::parallel_jobs(0));
+  }
   cli::check_simulation_memory({s}, 1, "gpus", MemoryBudget::of_this_machine());
   return cli::profile_csv(s, simulate_released({s}, 1).front());
 }
@@ -143,14 +162,20 @@ cli::SweepConfig sweep_config_of(const py::handle& config) {
       option_value<std::string>(config, "config", "a dict or the path of a TOML file"), {});
 }
 
-// (sweep.csv's text, the warning about scenarios that do not fit in memory or "").
-std::pair<std::string, std::string> sweep(const py::handle& config, int jobs) {
+// (sweep.csv's text, the warning about scenarios that do not fit in memory or ""); with
+// `sensitivity`, (sensitivity.csv's text, "").
+std::pair<std::string, std::string> sweep(const py::handle& config, int jobs, bool sensitivity) {
   if (jobs < 0 || jobs > cli::kMaxJobs) {
     throw InvalidArgument(fmt::format("jobs={}: expected 0..{} processes at once, 0 = all cores",
                                       jobs, cli::kMaxJobs));
   }
   const cli::SweepConfig c = sweep_config_of(config);
   const int parallel = cli::parallel_jobs(jobs);
+  if (sensitivity) {
+    return {sensitivity_released(cli::sweep_sensitivity_plans(c.scenarios, "sensitivity=True"),
+                                 parallel),
+            ""};
+  }
   cli::check_simulation_memory(c.scenarios,
                                std::min(parallel, static_cast<int>(c.scenarios.size())),
                                "sweep.gpus", MemoryBudget::of_this_machine());
@@ -167,9 +192,12 @@ void bind_simulator(py::module_& m) {
   m.attr("have_simulator") = true;
   m.def("simulate_profile", &simulate_profile, py::arg("workload"), py::arg("cluster"),
         py::arg("optimizer"), py::arg("gpus"), py::arg("options"), py::arg("training"),
-        "profile.csv's text of one scenario, as `compopt profile` writes it");
-  m.def("sweep", &sweep, py::arg("config"), py::arg("jobs"),
-        "(sweep.csv's text, memory warning) of a sweep config, as `compopt sweep` writes it");
+        py::arg("sensitivity"),
+        "profile.csv's text of one scenario, as `compopt profile` writes it (with sensitivity: "
+        "sensitivity.csv's, as --sensitivity writes it)");
+  m.def("sweep", &sweep, py::arg("config"), py::arg("jobs"), py::arg("sensitivity"),
+        "(sweep.csv's text, memory warning) of a sweep config, as `compopt sweep` writes it "
+        "(with sensitivity: (sensitivity.csv's text, \"\"))");
 }
 
 }  // namespace compopt::python

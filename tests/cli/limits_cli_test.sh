@@ -8,7 +8,8 @@
 #   (exit 2 naming the limit); a low soft limit is raised to the need;
 # - a rank stopped before it starts (SIGSTOP): `compopt launch` ends the job after
 #   --stopped-timeout naming it; under mpirun the start-up roll call or watchdog ends it;
-# - a killed run's run.json: the next command says it is stale.
+# - a killed run's run.json: the next command says it is stale, also when the launcher or
+#   mpirun was killed.
 #   limits_cli_test.sh COMPOPT_BINARY [MPIEXEC [MPIEXEC_FLAGS...]]
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
@@ -63,6 +64,15 @@ if expect_exit 2 -- bash -c 'ulimit -n 1000 && exec "$0" "$@"' "$BIN" train "$WO
   expect_contains "tcp 40 ranks" "the limit is 1000 (hard 1000)" "$OUTPUT"
   [ ! -e "$WORK/tcp40" ] || fail "tcp 40 ranks: refused, but left a run directory"
 fi
+# 4,096 ranks (they used to hang): refused at once, whatever the limit, before any work.
+started=$(now)
+if expect_exit 2 -- bash -c 'ulimit -n 1000 && exec "$0" "$@"' "$BIN" train "$WORK/cfg.toml" \
+    --set run.backend=tcp --set run.ranks=4096 --set task.train_size=131072 --quiet \
+    --out "$WORK/tcp4096"; then
+  expect_contains "tcp 4096 ranks" "4096 in-process TCP ranks need about" "$OUTPUT"
+  [ ! -e "$WORK/tcp4096" ] || fail "tcp 4096 ranks: refused, but left a run directory"
+fi
+below "$(since "$started")" 5 || fail "tcp 4096 ranks took $(since "$started") s to refuse"
 # 8 ranks under a soft limit of 64 (hard unchanged): raised, and the run completes.
 if expect_exit 0 -- bash -c 'ulimit -Sn 64 && exec "$0" "$@"' "$BIN" train "$WORK/cfg.toml" \
     --set run.backend=tcp --set run.ranks=8 --quiet --out "$WORK/tcp8"; then
@@ -112,6 +122,38 @@ grep -q "\"pid\": $victim" "$WORK/killed/run.json" || fail "run.json lacks the p
 stale="stale (process $victim no longer exists)"
 if expect_exit 2 -- "$BIN" train "$WORK/cfg.toml" --quiet --out "$WORK/killed"; then
   expect_contains "new run over a killed one" "(its run.json: $stale)" "$OUTPUT"
+fi
+# A killed launcher (or mpirun) takes its ranks with it; the next command over the run
+# directory says the run is stale within seconds (not "running").
+stale_after_kill() {  # name, out dir, command that starts the run...
+  local name=$1 out=$2
+  shift 2
+  "$@" > /dev/null 2>&1 &
+  local launcher=$!
+  for _ in $(seq 200); do
+    grep -q '"status": "running"' "$out/run.json" 2> /dev/null && break
+    sleep 0.1
+  done
+  kill -KILL "$launcher"
+  wait "$launcher" 2> /dev/null
+  local started message
+  started=$(now)
+  for _ in $(seq 100); do
+    message=$("$BIN" train "$WORK/cfg.toml" --quiet --out "$out" 2>&1)
+    [[ $message == *"(its run.json: stale (process "* ]] && break
+    sleep 0.1
+  done
+  expect_contains "$name" "(its run.json: stale (process " "$message"
+  echo "$name: reported stale $(since "$started") s after the kill"
+  below "$(since "$started")" 10 || fail "$name: still not stale after $(since "$started") s"
+}
+stale_after_kill "killed launcher" "$WORK/killed_launch" "$BIN" launch -n 2 -- "$BIN" train \
+  "$WORK/cfg.toml" --set run.backend=tcp --set run.steps=100000000 --quiet \
+  --out "$WORK/killed_launch"
+if [ -n "$MPIEXEC" ] && command -v "$MPIEXEC" > /dev/null; then
+  stale_after_kill "killed mpirun" "$WORK/killed_mpirun" "$MPIEXEC" "${MPIEXEC_FLAGS[@]}" -np 2 \
+    "$BIN" train "$WORK/cfg.toml" --set run.backend=mpi --set run.steps=100000000 --quiet \
+    --out "$WORK/killed_mpirun"
 fi
 # Resuming a stale run says so: a finished run with checkpoints, its run.json set back to
 # "running" by a process that has gone (the killed one above).

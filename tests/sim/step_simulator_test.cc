@@ -268,6 +268,22 @@ TEST(StepSimulator, APeriodicStageIsChargedItsCollectiveOverThePeriod) {
   EXPECT_EQ(local.algorithm, every_step.algorithm + " (every 4 steps)");
 }
 
+// Local momentum SGD averages its momentum with the parameters: two fp32 vectors every tau
+// steps where local SGD sends one vector in the workload's wire format.
+TEST(StepSimulator, LocalMomentumSgdSendsParametersAndMomentumInFp32) {
+  Scenario s;
+  s.gpus = 16;
+  s.overlap = OverlapMode::kOff;
+  s.optimizer = "local-sgd";
+  const StepConfig config = resolve_scenario(s);
+  const StageTiming parameters = simulate_step(config).front();
+  s.optimizer = "local-momentum-sgd";
+  const StageTiming both = simulate_step(resolve_scenario(s)).front();
+  const double ratio = 2.0 * 4.0 / config.workload.wire_bytes();
+  EXPECT_NEAR(both.bytes_per_gpu / parameters.bytes_per_gpu, ratio, 1e-3 * ratio);
+  EXPECT_THAT(both.algorithm, ::testing::HasSubstr("2 of the vector; every 4 steps"));
+}
+
 // Streaming DiLoCo sends one fragment in F = 5 every H/F = 10 steps, behind tau = 1 inner step:
 // with overlap off a step pays a tenth of the collective; with its own overlap only what
 // outlasts one step of forward, backward and optimizer step, over 10.
