@@ -51,8 +51,7 @@ std::string scale_utilization(sim::StepConfig& c, InputEnd end) {
   gpu.max_utilization = std::min(1.0, gpu.max_utilization * factor);
   gpu.tensor_max_utilization = std::min(1.0, gpu.tensor_max_utilization * factor);
   return fmt::format(
-      "{:.3g}",
-      gpu.curve(net::precision_on(gpu, c.workload.compute_precision)).max_utilization);
+      "{:.3g}", gpu.curve(net::precision_on(gpu, c.workload.compute_precision)).max_utilization);
 }
 
 std::string set_latency(sim::StepConfig& c, InputEnd end) {
