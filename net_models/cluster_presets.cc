@@ -133,7 +133,11 @@ const Registry<ClusterEntry>& cluster_registry() {
   return registry;
 }
 
-ClusterSpec cluster_preset(std::string_view name) { return cluster_registry().get(name).spec; }
+ClusterSpec cluster_preset(std::string_view name) {
+  ClusterSpec spec = cluster_registry().get(name).spec;
+  spec.preset = spec.name;
+  return spec;
+}
 
 std::vector<std::string> cluster_preset_names() { return cluster_registry().names(); }
 

@@ -38,6 +38,9 @@ std::string_view topology_name(Topology topology);
 
 struct ClusterSpec {
   std::string name = "custom";
+  // The preset this cluster starts from (cluster_presets.h); empty: ClusterSpec's plain
+  // defaults, as a cluster described by its keys alone (docs/simulator.md).
+  std::string preset;
   int nodes = 1;
   int gpus_per_node = 1;
   GpuSpec gpu = gpu_preset("A100-80GB");  // every GPU of the cluster (compute, memory)

@@ -3,7 +3,7 @@
 // compression take on a GPU (docs/whatif.md, "Compute model").
 //
 //   forward  = accum x pass(b x forward FLOPs),  backward = accum x pass(b x backward FLOPs)
-//   pass(W)  = layers x layer_overhead_s + W / (peak(compute precision) x max_utilization)
+//   pass(W)  = layers x layer_overhead_s + W / (peak(precision) x max_utilization(precision))
 //   step     = parameters x step_bytes_per_param / HBM bandwidth
 //   compress = parameters x compress_bytes_per_element / HBM bandwidth
 // compress is the reference compression_cost.h scales: Birder's binary compressed allreduce
@@ -11,7 +11,14 @@
 //
 // The achieved utilisation W / (pass(W) x peak) is below max_utilization <= 1, so no workload
 // is ever computed faster than the GPU's peak; a GPU without the workload's compute precision
-// (an fp8 workload on a V100) is refused.
+// (an fp8 workload on a V100) is refused, except tf32 on a GPU without a tf32 unit, which
+// computes in fp32 as PyTorch does there (the summary says so).
+//
+// A workload with measured times (WorkloadSpec::measured_*) takes them instead of the passes:
+// forward and backward scale linearly from the measured micro-batch to `batch_per_gpu`, the
+// measured step replaces the memory-bound one.
+
+#include <string>
 
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
@@ -19,10 +26,13 @@
 namespace compopt::net {
 
 struct ComputeTimes {
-  double forward_s = 0, backward_s = 0;  // of the whole step (all micro-batches)
-  double step_s = 0;                     // optimizer step, once per step
-  double compress_s = 0;                 // reference compression (binary, 8 GPUs)
-  double utilization = 0;                // achieved fraction of the peak in the passes
+  double forward_s = 0, backward_s = 0;    // of the whole step (all micro-batches)
+  double step_s = 0;                       // optimizer step, once per step
+  double compress_s = 0;                   // reference compression (binary, 8 GPUs)
+  double utilization = 0;                  // achieved fraction of the peak in the passes
+  Precision precision = Precision::kFp32;  // the precision the passes run at on this GPU
+  UtilizationCurve curve;                  // the GPU's curve at that precision
+  bool measured = false;                   // the passes come from the workload's measurement
 };
 
 // Throws InvalidArgument for an invalid workload or GPU, a batch or accumulation below 1, or
@@ -30,7 +40,17 @@ struct ComputeTimes {
 ComputeTimes compute_times(const WorkloadSpec& workload, const GpuSpec& gpu, int batch_per_gpu,
                            int grad_accum);
 
+// The precision a pass of `precision` runs at on `gpu`: tf32 becomes fp32 on a GPU without a
+// tf32 unit; every other precision is itself.
+Precision precision_on(const GpuSpec& gpu, Precision precision);
+
 // One pass of `flops` over `layers` layers at `precision` (validated GPU).
 double pass_seconds(const GpuSpec& gpu, Precision precision, double flops, int layers);
+
+// One line for the output saying where the compute times come from: "compute: measured ..."
+// with the measurement, or "compute: model ..." with the utilisation and its source.
+// Throws as compute_times.
+std::string compute_summary(const WorkloadSpec& workload, const GpuSpec& gpu, int batch_per_gpu,
+                            int grad_accum);
 
 }  // namespace compopt::net

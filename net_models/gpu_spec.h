@@ -6,10 +6,11 @@
 //   pass time = L x layer_overhead_s + W / (peak(precision) x max_utilization)
 //
 // so the achieved utilisation W / (time x peak) rises with the micro-batch towards
-// max_utilization and never exceeds the peak. max_utilization and layer_overhead_s are fitted
-// on published step profiles where the reference data has rows for the GPU
-// (docs/calibration.md, "Compute"); the other GPUs carry the fit of the nearest calibrated one.
-// The presets form one registry (name, aliases, help, the spec).
+// max_utilization and never exceeds the peak. A GPU may carry a second max_utilization for its
+// tensor-core precisions (fp16, bf16, fp8), where the public sources on large transformer
+// training give one; each figure names its source (docs/calibration.md, "Compute"), and a
+// figure borrowed from another GPU says so in that text. The presets form one registry (name,
+// aliases, help, the spec).
 
 #include <string>
 #include <string_view>
@@ -20,6 +21,13 @@
 
 namespace compopt::net {
 
+// One utilisation curve of a GPU and where its figures come from.
+struct UtilizationCurve {
+  double max_utilization = 0;
+  double layer_overhead_s = 0;
+  std::string source;
+};
+
 struct GpuSpec {
   std::string name = "custom";
   // Peak dense TFLOP/s per precision; 0 = the GPU has no such unit.
@@ -29,11 +37,17 @@ struct GpuSpec {
   double max_utilization = 0.5;  // fraction of the peak large micro-batches reach, (0, 1]
   double layer_overhead_s = 0;   // fixed time per layer and pass (launches, small-batch fill)
   std::string calibration;       // where max_utilization and layer_overhead_s come from
+  // fp16, bf16 and fp8 passes: their own max_utilization (0: max_utilization above) and its
+  // source; they share layer_overhead_s.
+  double tensor_max_utilization = 0;
+  std::string tensor_calibration;
 
+  // The curve a pass at `precision` runs on.
+  UtilizationCurve curve(Precision precision) const;
   // Peak FLOP/s of `precision`; throws InvalidArgument when the GPU has no such unit.
   double peak_flops(Precision precision) const;
   // Throws InvalidArgument naming the first bad field (a utilisation above 1 implies more
-  // than the peak).
+  // than the peak; tensor_max_utilization may be 0).
   void validate() const;
 };
 

@@ -15,6 +15,34 @@ double WorkloadSpec::backward_flops() const {
 
 int WorkloadSpec::wire_bytes() const { return precision_bytes(gradient_precision); }
 
+bool WorkloadSpec::measured() const { return measured_batch_per_gpu > 0; }
+
+namespace {
+
+// The measured times: none, or forward, backward and their batch all given; every time finite
+// and >= 0 (the step may be 0: the model's).
+void validate_measured(const WorkloadSpec& w) {
+  for (const auto& [value, field] : {std::pair{w.measured_forward_s, "measured_forward_ms"},
+                                     {w.measured_backward_s, "measured_backward_ms"},
+                                     {w.measured_step_s, "measured_step_ms"}}) {
+    if (!(value >= 0) || !std::isfinite(value) || value > 1e6) {
+      throw InvalidArgument(fmt::format("workload '{}': {} = {}, expected a finite time > 0",
+                                        w.name, field, value * 1e3));
+    }
+  }
+  const bool any = w.measured_forward_s > 0 || w.measured_backward_s > 0 || w.measured_step_s > 0 ||
+                   w.measured_batch_per_gpu != 0;
+  if (any &&
+      !(w.measured_forward_s > 0 && w.measured_backward_s > 0 && w.measured_batch_per_gpu >= 1)) {
+    throw InvalidArgument(fmt::format(
+        "workload '{}': measured compute needs measured_forward_ms > 0, measured_backward_ms > 0 "
+        "and measured_batch_per_gpu >= 1 together (got {} ms, {} ms, batch {})",
+        w.name, w.measured_forward_s * 1e3, w.measured_backward_s * 1e3, w.measured_batch_per_gpu));
+  }
+}
+
+}  // namespace
+
 void WorkloadSpec::validate() const {
   if (parameters < 1 || parameters > 100'000'000'000'000ULL) {
     throw InvalidArgument(
@@ -52,6 +80,7 @@ void WorkloadSpec::validate() const {
         "architecture: [workload.transformer] or [[workload.layers]])",
         name));
   }
+  validate_measured(*this);
 }
 
 namespace {
@@ -97,8 +126,9 @@ WorkloadSpec transformer(std::string name, const TransformerShape& shape, uint64
   return w;
 }
 
-// ResNets: totals as He et al. (2016) publish them (multiply-adds x 2 FLOPs); tf32 on A100
-// (PyTorch's default for convolutions), fp32 on V100 (no tf32 unit).
+// ResNets: totals as He et al. (2016) publish them (multiply-adds x 2 FLOPs); tf32, PyTorch's
+// default for cuDNN convolutions (torch.backends.cudnn.allow_tf32), which computes fp32 on a
+// GPU without a tf32 unit such as the V100 (compute_model.h).
 WorkloadSpec resnet(std::string name, uint64_t parameters, int tensors, int layers,
                     double forward_flops, Precision compute, std::string source) {
   WorkloadSpec w;
@@ -135,7 +165,7 @@ void add_papers_models(Registry<WorkloadEntry>& r) {
               resnet("resnet50-imagenet", 25'600'000, 161, 54, 2 * 3.8e9, kTf32,
                      "He et al. 2016, Table 1 (3.8e9 multiply-adds); Birder sec. 5")));
   r.add(entry({"resnet152"}, "ResNet-152 on ImageNet, fp32 gradients (1-bit Adam)",
-              resnet("resnet152-imagenet", 60'200'000, 467, 156, 2 * 11.3e9, kFp32,
+              resnet("resnet152-imagenet", 60'200'000, 467, 156, 2 * 11.3e9, kTf32,
                      "He et al. 2016, Table 1 (11.3e9 multiply-adds); 1-bit Adam sec. 4")));
 }
 

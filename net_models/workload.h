@@ -38,8 +38,15 @@ struct WorkloadSpec {
   // overrides it. Used by the memory estimate (sim/gpu_memory.h), not by step times.
   double activation_bytes_per_sample = 0;
   std::string source;  // where the figures come from
+  // Compute measured on the user's GPU (0: none; compute_model.h): forward and backward of one
+  // micro-batch of measured_batch_per_gpu samples, and the optimizer step (0: the model's), in
+  // seconds. Given, they replace the modelled passes.
+  double measured_forward_s = 0, measured_backward_s = 0, measured_step_s = 0;
+  int measured_batch_per_gpu = 0;
 
   double backward_flops() const;
+  // Whether the passes are measured (forward, backward and their batch given).
+  bool measured() const;
   // Bytes per gradient value on the wire of the uncompressed baseline (2 or 4).
   int wire_bytes() const;
   // Throws InvalidArgument naming the first bad field.

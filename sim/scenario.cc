@@ -9,6 +9,7 @@
 #include "core/util/error.h"
 #include "net_models/bandwidth_spread.h"
 #include "net_models/cluster_presets.h"
+#include "net_models/compute_model.h"
 
 namespace compopt::sim {
 namespace {
@@ -40,7 +41,8 @@ StepConfig resolve_scenario(const Scenario& s) {
   cluster.validate();
   // A workload computing in a precision the GPU lacks (bf16 on a V100) fails here, before any
   // simulation, naming the GPU and the precision.
-  cluster.gpu.peak_flops(config.workload.compute_precision);
+  // tf32 on a GPU without a tf32 unit computes fp32 (net_models/compute_model.h).
+  cluster.gpu.peak_flops(net::precision_on(cluster.gpu, config.workload.compute_precision));
   check_step_optimizer(s.optimizer);
   if (s.batch_per_gpu < 0 || s.batch_per_gpu > kMaxScenarioBatch)
     throw InvalidArgument(fmt::format("batch_per_gpu = {}, expected 1..{} (0 = the workload's)",
@@ -116,7 +118,8 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"fits_in_memory"},
                                                  {"nics_per_node"},
                                                  {"rail_optimized"},
-                                                 {"algorithm"}});
+                                                 {"algorithm"},
+                                                 {"compute_source"}});
   return schema;
 }
 
@@ -175,42 +178,44 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
   const GpuMemory& m = totals.memory;
   const StageBounds& b = totals.bounds.at(t.stage);
   std::vector<CsvCell> cells = scenario_cells(c, t, totals);
-  const std::vector<CsvCell> rest = {t.forward_s,
-                                     t.backward_compute_s,
-                                     t.comm_s,
-                                     t.compress_s,
-                                     t.step_s,
-                                     t.step_time_s,
-                                     t.throughput_samples_s,
-                                     b.step_time_low_s,
-                                     b.step_time_high_s,
-                                     b.throughput_low_samples_s,
-                                     b.throughput_high_samples_s,
-                                     t.allreduce_pct(),
-                                     t.bytes_per_gpu,
-                                     t.inter_node_bytes,
-                                     k.gpu.name,
-                                     net::precision_name(c.workload.compute_precision),
-                                     t.compute_utilization,
-                                     run.total_steps,
-                                     run.warmup_steps,
-                                     run.time_to_train_h,
-                                     totals.training_low.time_to_train_h,
-                                     totals.training_high.time_to_train_h,
-                                     run.steps_to_target,
-                                     run.time_to_target_h,
-                                     totals.training_low.time_to_target_h,
-                                     totals.training_high.time_to_target_h,
-                                     m.weights_bytes / kBytesPerGb,
-                                     m.gradients_bytes / kBytesPerGb,
-                                     m.optimizer_bytes / kBytesPerGb,
-                                     m.activations_bytes / kBytesPerGb,
-                                     m.total_bytes() / kBytesPerGb,
-                                     m.gpu_bytes / kBytesPerGb,
-                                     m.fits(),
-                                     k.nics_per_node,
-                                     k.rail_optimized,
-                                     t.algorithm};
+  const std::vector<CsvCell> rest = {
+      t.forward_s,
+      t.backward_compute_s,
+      t.comm_s,
+      t.compress_s,
+      t.step_s,
+      t.step_time_s,
+      t.throughput_samples_s,
+      b.step_time_low_s,
+      b.step_time_high_s,
+      b.throughput_low_samples_s,
+      b.throughput_high_samples_s,
+      t.allreduce_pct(),
+      t.bytes_per_gpu,
+      t.inter_node_bytes,
+      k.gpu.name,
+      net::precision_name(net::precision_on(k.gpu, c.workload.compute_precision)),
+      t.compute_utilization,
+      run.total_steps,
+      run.warmup_steps,
+      run.time_to_train_h,
+      totals.training_low.time_to_train_h,
+      totals.training_high.time_to_train_h,
+      run.steps_to_target,
+      run.time_to_target_h,
+      totals.training_low.time_to_target_h,
+      totals.training_high.time_to_target_h,
+      m.weights_bytes / kBytesPerGb,
+      m.gradients_bytes / kBytesPerGb,
+      m.optimizer_bytes / kBytesPerGb,
+      m.activations_bytes / kBytesPerGb,
+      m.total_bytes() / kBytesPerGb,
+      m.gpu_bytes / kBytesPerGb,
+      m.fits(),
+      k.nics_per_node,
+      k.rail_optimized,
+      t.algorithm,
+      std::string(c.workload.measured() ? "measured" : "model")};
   cells.insert(cells.end(), rest.begin(), rest.end());
   return scenario_csv_schema().row(cells);
 }

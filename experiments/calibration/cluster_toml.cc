@@ -52,6 +52,7 @@ const std::vector<std::pair<const char*, double net::GpuSpec::*>> kGpuNumbers = 
     {"hbm_gb", &net::GpuSpec::hbm_gb},
     {"hbm_gbps", &net::GpuSpec::hbm_gbps},
     {"max_utilization", &net::GpuSpec::max_utilization},
+    {"tensor_max_utilization", &net::GpuSpec::tensor_max_utilization},
     {"layer_overhead_s", &net::GpuSpec::layer_overhead_s}};
 
 void add_transport(std::string& out, const std::string& side, const net::TransportProfile& t) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/util/error.h"
+#include "net_models/compute_model.h"
 #include "sim/scenario.h"
 
 namespace compopt::calibration {
@@ -31,7 +32,12 @@ StepTimeFit fit_step_time(net::ClusterSpec& cluster, const StepTimeMeasurement& 
         fmt::format("--step-time {} s, --batch {}, --gpus {}: expected a time > 0 and counts >= 1",
                     m.seconds, m.batch_per_gpu, m.gpus));
   StepTimeFit fit;
-  fit.base = cluster.gpu.max_utilization;
+  const net::Precision precision =
+      net::precision_on(cluster.gpu, net::workload_preset(m.workload).compute_precision);
+  fit.base = cluster.gpu.curve(precision).max_utilization;
+  // The fitted figure is the GPU's for every precision: the preset's fp16/bf16/fp8 figure
+  // would otherwise keep the passes of a half-precision workload off it.
+  cluster.gpu.tensor_max_utilization = 0;
   fit.predicted_before_s = simulated_step_s(cluster, m);
   const auto at = [&](double u) {
     cluster.gpu.max_utilization = u;

@@ -24,11 +24,13 @@
 #include "experiments/cli/profile_scenario.h"
 #include "experiments/cli/sensitivity_option.h"
 #include "experiments/run_directory/run_directory.h"
+#include "experiments/scenario/cluster_table.h"
 #include "experiments/scenario/forked_jobs.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/scenario_rows.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/cluster_xml.h"
+#include "net_models/compute_model.h"
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
 #include "sim/backend/sim_backend.h"
@@ -180,14 +182,9 @@ void run_profile(const Options& o) {
         net::topology_name(k.topology), k.inter_node_gbps,
         k.inter_node_gbps * k.inter_node_efficiency, k.inter_node_efficiency, config.optimizer,
         config.batch_per_gpu, config.grad_accum, overlap_note(config.overlap));
-    fmt::print("compute: {} in {} on {} at {:.1f}% of its peak ({:.0f} TFLOP/s)\n\n",
-               fmt::format("{:.1f} GFLOP/sample", (config.workload.forward_flops_per_sample +
-                                                   config.workload.backward_flops()) /
-                                                      1e9),
-               net::precision_name(config.workload.compute_precision), k.gpu.name,
-               100 * timings.front().compute_utilization,
-               timings.front().compute_utilization *
-                   k.gpu.peak_flops(config.workload.compute_precision) / 1e12);
+    fmt::print(
+        "{}\n{}\n\n", cluster_origin(k, o.scenario.cluster_spec.has_value()),
+        net::compute_summary(config.workload, k.gpu, config.batch_per_gpu, config.grad_accum));
     fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}  {}\n", "stage",
                "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
                "samples/s", "algorithm");

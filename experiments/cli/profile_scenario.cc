@@ -70,6 +70,17 @@ void check_one_value(const toml::table& root, const std::string& where) {
   }
 }
 
+// --cluster names the preset a [cluster] table (from the file or --set) builds on, unless the
+// table names its own; without the flag a table of cluster keys starts from the plain defaults
+// (sweep_config.h).
+void name_cluster_flag(toml::table& root, const sim::Scenario& flags,
+                       const std::vector<std::string>& given_flags) {
+  toml::table* cluster = root["cluster"].as_table();
+  if (cluster == nullptr || cluster->contains("preset") || cluster->contains("name")) return;
+  if (std::find(given_flags.begin(), given_flags.end(), "--cluster") == given_flags.end()) return;
+  cluster->insert("preset", flags.cluster);
+}
+
 }  // namespace
 
 std::vector<std::string> profile_scenario_flags() {
@@ -85,6 +96,7 @@ sim::Scenario profile_scenario(const std::string& config_file, const sim::Scenar
   canonicalize_keys(root, fmt::format("sweep config '{}'", config_file));
   drop_flag_keys(root, given_flags);
   for (const std::string& s : sets) ConfigOverride(s, "cluster.gpus_per_node=8").apply_to(root);
+  name_cluster_flag(root, flags, given_flags);
   check_one_value(root,
                   config_file.empty() ? "--set" : fmt::format("sweep config '{}'", config_file));
   // Names the file in messages as `compopt sweep` does.

@@ -52,7 +52,8 @@ std::string clusters_markdown() {
 
 std::string gpus_markdown() {
   MarkdownTable table({"GPU", "aliases", "fp32", "tf32", "fp16", "bf16", "fp8", "HBM GB",
-                       "HBM GB/s", "max utilisation", "layer overhead ms", "utilisation from"});
+                       "HBM GB/s", "max utilisation", "layer overhead ms", "utilisation from",
+                       "fp16/bf16/fp8 max utilisation", "from"});
   auto tflops = [](double v) { return v > 0 ? fmt::format("{:g}", v) : std::string("—"); };
   for (const net::GpuEntry& e : net::gpu_registry().entries()) {
     const net::GpuSpec& g = e.spec;
@@ -60,7 +61,10 @@ std::string gpus_markdown() {
                tflops(g.tf32_tflops), tflops(g.fp16_tflops), tflops(g.bf16_tflops),
                tflops(g.fp8_tflops), fmt::format("{:g}", g.hbm_gb), fmt::format("{:g}", g.hbm_gbps),
                fmt::format("{:.4f}", g.max_utilization),
-               fmt::format("{:.4f}", 1e3 * g.layer_overhead_s), g.calibration});
+               fmt::format("{:.4f}", 1e3 * g.layer_overhead_s), g.calibration,
+               g.tensor_max_utilization > 0 ? fmt::format("{:.4f}", g.tensor_max_utilization)
+                                            : std::string("— (the one above)"),
+               g.tensor_max_utilization > 0 ? g.tensor_calibration : std::string("—")});
   }
   return table.str();
 }

@@ -22,6 +22,7 @@
 #include "experiments/scenario/forked_simulation.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/option_ranges.h"
+#include "experiments/scenario/scenario_origin.h"
 #include "experiments/scenario/scenario_rows.h"
 #include "experiments/scenario/sweep_config.h"
 #include "experiments/scenario/sweep_distribution.h"
@@ -110,6 +111,9 @@ void check_platform_files(const std::vector<sim::Scenario>& scenarios) {
   if (!indexes.empty()) simulate_forked(scenarios, indexes, {.parallel = 1});
 }
 
+// Distinct cluster and compute lines the header prints before counting the rest.
+constexpr size_t kOriginLines = 8;
+
 void run(const Options& o) {
   const SweepWorld world = sweep_world_from_env();
   check_sweep_world(world);
@@ -135,6 +139,8 @@ void run(const Options& o) {
   RunDirectory dir("sweep", o.out, out_mode(o.overwrite));
   fmt::print("compopt sweep: {} scenarios from {}, {} at a time{}\n", scenarios.size(), o.config,
              jobs, world.size > 1 ? fmt::format(" on each of {} MPI ranks", world.size) : "");
+  for (const std::string& line : scenario_origin_lines(scenarios, kOriginLines))
+    fmt::print("{}\n", line);
   nlohmann::json run_json = {{"config_file", o.config},
                              {"config", config.resolved},
                              {"scenarios", scenarios.size()},

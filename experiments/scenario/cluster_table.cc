@@ -30,7 +30,20 @@ const std::vector<std::pair<const char*, double GpuSpec::*>> kGpuNumbers = {
     {"hbm_gb", &GpuSpec::hbm_gb},
     {"hbm_gbps", &GpuSpec::hbm_gbps},
     {"max_utilization", &GpuSpec::max_utilization},
+    {"tensor_max_utilization", &GpuSpec::tensor_max_utilization},
     {"layer_overhead_s", &GpuSpec::layer_overhead_s}};
+
+// A utilisation given in the config replaces the preset's curve and its source: max_utilization
+// alone applies to every precision (the preset's tensor-core figure is dropped).
+void note_config_utilization(GpuSpec& gpu, const toml::table& table) {
+  constexpr const char* kSource = "the cluster config ([cluster.gpu])";
+  if (table.contains("max_utilization") || table.contains("layer_overhead_s"))
+    gpu.calibration = kSource;
+  if (table.contains("max_utilization") && !table.contains("tensor_max_utilization"))
+    gpu.tensor_max_utilization = 0;
+  if (table.contains("tensor_max_utilization") || table.contains("layer_overhead_s"))
+    gpu.tensor_calibration = kSource;
+}
 
 GpuSpec gpu_of(const toml::node& node, const GpuSpec& base) {
   if (node.is_string()) return net::gpu_preset(text_of(node, "cluster.gpu"));
@@ -50,6 +63,7 @@ GpuSpec gpu_of(const toml::node& node, const GpuSpec& base) {
     if (const toml::node* n = table->get(key))
       gpu.*field = number_of(*n, std::string("cluster.gpu.") + key);
   }
+  note_config_utilization(gpu, *table);
   gpu.validate();
   return gpu;
 }
@@ -213,6 +227,21 @@ const std::set<std::string>& cluster_config_keys() {
     return out;
   }();
   return keys;
+}
+
+std::string cluster_origin(const ClusterSpec& cluster, bool described) {
+  if (cluster.preset.empty()) {
+    return fmt::format(
+        "cluster: '{}' described by its keys, from the plain defaults (no preset, nothing fitted: "
+        "NIC efficiency {:.4g}, GPU-link efficiency {:.4g}; docs/simulator.md \"Describe any "
+        "cluster\")",
+        cluster.name, cluster.inter_node_efficiency, cluster.intra_node_efficiency);
+  }
+  if (!described) return fmt::format("cluster: preset {}", cluster.preset);
+  return fmt::format(
+      "cluster: '{}' built on preset {} (its values, fitted efficiencies included, where no key "
+      "replaces them: NIC efficiency {:.4g}, GPU-link efficiency {:.4g})",
+      cluster.name, cluster.preset, cluster.inter_node_efficiency, cluster.intra_node_efficiency);
 }
 
 ClusterSpec cluster_from_config(const toml::table& cluster_table) {

@@ -3,11 +3,14 @@
 // changed, or a cluster described in full (docs/simulator.md, "Describe any cluster"):
 //
 //   preset = "dgx-h100"        base preset (default: `name` if it is a preset, else a new
-//                              cluster from net::ClusterSpec's defaults, efficiencies 1)
+//                              cluster from net::ClusterSpec's plain defaults, efficiencies
+//                              1, never another preset's fitted values; profile's --cluster
+//                              names the base of a table without either)
 //   name                       the cluster's name (default: the preset's)
 //   gpu = "H100"               GPU preset, or a [cluster.gpu] table: preset (base), name,
 //                              fp32/tf32/fp16/bf16/fp8_tflops, hbm_gb, hbm_gbps,
-//                              max_utilization, layer_overhead_s (a --set key under a GPU
+//                              max_utilization (every precision), tensor_max_utilization
+//                              (fp16/bf16/fp8), layer_overhead_s (a --set key under a GPU
 //                              given by name starts from that preset, config_overrides.h)
 //   nodes, gpus_per_node (0 = the preset's), nics_per_node        integers
 //   intra_node_fabric          pcie | nvlink | nvswitch: sets intra_node_gbps and
@@ -37,6 +40,11 @@ namespace compopt::cli {
 
 // The keys a [cluster] table accepts (for the config's key check).
 const std::set<std::string>& cluster_config_keys();
+
+// One output line saying what `cluster` starts from: "cluster: preset X", "cluster: built on
+// preset X ..." when `described` (a [cluster] table or --set keys changed it), or "cluster:
+// described by its keys, from the plain defaults ..." when no preset is its base.
+std::string cluster_origin(const net::ClusterSpec& cluster, bool described);
 
 // The cluster a [cluster] table describes, validated.
 net::ClusterSpec cluster_from_config(const toml::table& cluster_table);

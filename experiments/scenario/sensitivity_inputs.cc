@@ -5,13 +5,14 @@
 #include <algorithm>
 
 #include "net_models/bandwidth_spread.h"
+#include "net_models/compute_model.h"
 
 namespace compopt::cli {
 namespace {
 
 // Compute utilisation: the GPU preset's max_utilization x 0.75 .. x 1.25 (at most 1), an
-// assumption (docs/calibration.md, "Sensitivity ranges"): the presets of newer GPUs carry
-// the A100 fit, and a run's own MFU replaces it.
+// assumption (docs/calibration.md, "Sensitivity ranges"): the presets' figures are fits on
+// three or thirteen rows or one public run each, and a run's own MFU replaces them.
 constexpr double kUtilizationLow = 0.75, kUtilizationHigh = 1.25;
 // Inter-node latency: the InfiniBand and the Ethernet presets' figures (docs/calibration.md).
 constexpr double kLatencyLowS = 2e-6, kLatencyHighS = 50e-6;
@@ -42,10 +43,15 @@ std::string scale_intra_node(sim::StepConfig& c, InputEnd end) {
   return fmt::format("x{:.3g}", factor);
 }
 
+// Both of the GPU's figures (the fp16/bf16/fp8 one where it has one), so the workload's passes
+// move whatever their precision; the value shown is the one they run on.
 std::string scale_utilization(sim::StepConfig& c, InputEnd end) {
-  double& u = c.cluster.gpu.max_utilization;
-  u = std::min(1.0, u * (low(end) ? kUtilizationLow : kUtilizationHigh));
-  return fmt::format("{:.3g}", u);
+  net::GpuSpec& gpu = c.cluster.gpu;
+  const double factor = low(end) ? kUtilizationLow : kUtilizationHigh;
+  gpu.max_utilization = std::min(1.0, gpu.max_utilization * factor);
+  gpu.tensor_max_utilization = std::min(1.0, gpu.tensor_max_utilization * factor);
+  return fmt::format(
+      "{:.3g}", gpu.curve(net::precision_on(gpu, c.workload.compute_precision)).max_utilization);
 }
 
 std::string set_latency(sim::StepConfig& c, InputEnd end) {

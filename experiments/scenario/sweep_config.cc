@@ -115,13 +115,26 @@ int count_key(const toml::table& root, const std::string& path, int fallback) {
   return static_cast<int>(value);
 }
 
+// Whether a [cluster] table only picks what profile's flags pick for the scenario's cluster
+// (GPUs per node, the GPU, a platform file) and so refines base's preset.
+bool refines_scenario_cluster(const toml::table& table) {
+  static const std::set<std::string> kScenarioKeys = {"gpus_per_node", "gpu", "platform"};
+  for (const auto& [key, node] : table) {
+    if (!kScenarioKeys.contains(std::string(key.str()))) return false;
+  }
+  return true;
+}
+
 // The [cluster] table of `root` over `base`: a spec in full, from `preset` or `name`
-// (cluster_table.h), else from base's preset. The scenario's own GPU, platform and GPUs per node
-// take the table's values (the same again at resolve_scenario), so a table key replaces the
-// `compopt profile` flag it shares a name with.
+// (cluster_table.h); a table of scenario keys only (refines_scenario_cluster) builds on base's
+// preset; any other table without either describes a new cluster from ClusterSpec's plain
+// defaults (efficiencies 1), never from base's preset. The scenario's own GPU, platform and
+// GPUs per node take the table's values (the same again at resolve_scenario), so a table key
+// replaces the `compopt profile` flag it shares a name with.
 sim::Scenario with_cluster(const toml::table& root, sim::Scenario base) {
   toml::table table = *root["cluster"].as_table();
-  if (!table.contains("preset") && !table.contains("name")) table.insert("preset", base.cluster);
+  if (!table.contains("preset") && !table.contains("name") && refines_scenario_cluster(table))
+    table.insert("preset", base.cluster);
   // profile's --gpu is the table's GPU unless the table names one, so the fabric defaults of
   // intra_node_fabric come from that GPU; a [cluster.gpu] table without a preset starts from it.
   if (!table.contains("gpu") && !base.gpu.empty()) table.insert("gpu", base.gpu);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -21,6 +22,18 @@ struct ScalarKey {
   const char* name;
   std::function<void(WorkloadSpec&, const toml::node&, const std::string&)> set;
 };
+
+// measured_<pass>_ms: a time in milliseconds, finite and > 0, stored in seconds.
+ScalarKey measured_ms(const char* name, double WorkloadSpec::*field) {
+  return {name, [field](WorkloadSpec& w, const toml::node& n, const std::string& k) {
+            const double ms = number_of(n, k);
+            if (!(ms > 0) || !std::isfinite(ms) || ms > 1e9) {
+              throw InvalidArgument(
+                  fmt::format("{} = {}, expected a finite time in milliseconds > 0", k, ms));
+            }
+            w.*field = ms / 1e3;
+          }};
+}
 
 const std::vector<ScalarKey>& scalar_keys() {
   static const std::vector<ScalarKey> keys = {
@@ -66,6 +79,16 @@ const std::vector<ScalarKey>& scalar_keys() {
       {"activation_bytes_per_sample",
        [](WorkloadSpec& w, const toml::node& n, const std::string& k) {
          w.activation_bytes_per_sample = number_of(n, k);
+       }},
+      measured_ms("measured_forward_ms", &WorkloadSpec::measured_forward_s),
+      measured_ms("measured_backward_ms", &WorkloadSpec::measured_backward_s),
+      measured_ms("measured_step_ms", &WorkloadSpec::measured_step_s),
+      {"measured_batch_per_gpu",
+       [](WorkloadSpec& w, const toml::node& n, const std::string& k) {
+         const int batch = integer_of(n, k);
+         if (batch < 1)
+           throw InvalidArgument(fmt::format("{} = {}, expected an integer >= 1", k, batch));
+         w.measured_batch_per_gpu = batch;
        }},
   };
   return keys;

@@ -23,7 +23,21 @@ the FLOPs, gives the ``[workload]`` table of docs/whatif.md as a dict:
 Any key of the table given as a keyword overrides the counted one (``layers=24``,
 ``compute_precision="bf16"``); the simulator validates them all (compopt.InvalidArgument).
 torch is imported only when this runs.
+
+``measure_on="cpu"`` or ``"cuda"`` (``"cuda:N"``) also times the model on that device and adds
+the measured compute of docs/whatif.md ("Measured compute"): ``measured_forward_ms``,
+``measured_backward_ms`` (the median of ``iterations`` timed forward and backward passes of
+the sample, after ``warmup`` untimed ones; the backward pass is that of the sum of the
+outputs) and ``measured_batch_per_gpu`` (the sample's batch). On a GPU each pass is timed
+with CUDA events around it; on the CPU with the wall clock. A copy of the model runs, so the
+model's parameters, gradients and buffers are left as they were. The optimizer step is not
+timed: the simulator keeps its model of it (``measured_step_ms`` may be given as a keyword).
 """
+
+import contextlib
+import copy
+import statistics
+import time
 
 
 def _outputs(output):
@@ -101,16 +115,101 @@ def _run(model, sample):
     return totals
 
 
-def workload_from_torch(model, sample, name=None, *, batch_size=None, **keys):
+def _device_of(measure_on):
+    """The torch.device to time on; ValueError unless it is the CPU or an available GPU."""
+    import torch
+    try:
+        device = torch.device(measure_on)
+    except (RuntimeError, TypeError) as e:
+        raise ValueError(f"workload_from_torch: measure_on={measure_on!r}, expected 'cpu' or "
+                         f"'cuda' / 'cuda:N' ({e})") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"workload_from_torch: measure_on={measure_on!r}, expected 'cpu' or "
+                         "'cuda' / 'cuda:N'")
+    if device.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if (device.index or 0) >= count:
+            raise ValueError(f"workload_from_torch: measure_on={measure_on!r}, but this machine "
+                             f"has {count} CUDA device(s)")
+    return device
+
+
+def _check_counts(iterations, warmup):
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise ValueError(f"workload_from_torch: iterations={iterations!r}, expected an int >= 1")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"workload_from_torch: warmup={warmup!r}, expected an int >= 0")
+
+
+class _Clock:
+    """Milliseconds of a section: CUDA events on a GPU (the work queued between them), the
+    wall clock on the CPU."""
+
+    def __init__(self, device):
+        import torch
+        self._torch, self._cuda = torch, device.type == "cuda"
+
+    def start(self):
+        if self._cuda:
+            self._begin = self._torch.cuda.Event(enable_timing=True)
+            self._begin.record()
+        else:
+            self._begin = time.perf_counter()
+
+    def stop_ms(self):
+        if not self._cuda:
+            return (time.perf_counter() - self._begin) * 1e3
+        end = self._torch.cuda.Event(enable_timing=True)
+        end.record()
+        end.synchronize()
+        return self._begin.elapsed_time(end)
+
+
+def _measure(model, sample, device, iterations, warmup):
+    """Median forward and backward milliseconds of `sample` through a copy of `model`."""
+    import torch
+    runner = copy.deepcopy(model).to(device)
+    args = sample if isinstance(sample, (tuple, list)) else (sample,)
+    args = tuple(a.to(device) if hasattr(a, "to") else a for a in args)
+    clock, forward, backward = _Clock(device), [], []
+    # CUDA events record on the current device's stream: make it the timed one.
+    on_device = torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
+    with on_device, torch.enable_grad():
+        for i in range(warmup + iterations):
+            runner.zero_grad(set_to_none=True)
+            clock.start()
+            outputs = _outputs(runner(*args))
+            forward_ms = clock.stop_ms()
+            loss = sum(t.float().sum() for t in outputs if t.requires_grad)
+            if not torch.is_tensor(loss):
+                raise ValueError("workload_from_torch: no output of the model requires a "
+                                 "gradient: nothing to time the backward pass of")
+            clock.start()
+            loss.backward()
+            backward_ms = clock.stop_ms()
+            if i >= warmup:
+                forward.append(forward_ms)
+                backward.append(backward_ms)
+    return statistics.median(forward), statistics.median(backward)
+
+
+def workload_from_torch(model, sample, name=None, *, batch_size=None, measure_on=None,
+                        iterations=5, warmup=2, **keys):
     """The [workload] dict of `model` run on `sample` (a tensor or a tuple of arguments).
 
     name: the workload's name (default ``torch-<class name>``); batch_size: the samples in
-    `sample` (default its first tensor's dimension 0); keys: [workload] keys that override the
-    counted ones. Pass the result to compopt.simulate or into a sweep config's "workload".
+    `sample` (default its first tensor's dimension 0); measure_on: None, or "cpu" / "cuda" /
+    "cuda:N" to time the passes there (``iterations`` timed after ``warmup`` untimed, see the
+    module's notes); keys: [workload] keys that override the counted and measured ones. Pass
+    the result to compopt.simulate or into a sweep config's "workload".
     """
     batch = _batch_of(sample, batch_size)
     if not isinstance(batch, int) or batch <= 0:
         raise ValueError(f"workload_from_torch: batch_size={batch!r}, expected an int >= 1")
+    device = None
+    if measure_on is not None:
+        _check_counts(iterations, warmup)
+        device = _device_of(measure_on)
     totals = _run(model, sample)
     if totals["layers"] == 0:
         raise ValueError("workload_from_torch: no Linear, Conv1d/2d/3d or MultiheadAttention "
@@ -125,5 +224,9 @@ def workload_from_torch(model, sample, name=None, *, batch_size=None, **keys):
         "activation_bytes_per_sample": totals["activations"] / batch,
         "default_batch_per_gpu": batch,
     }
+    if device is not None:
+        forward_ms, backward_ms = _measure(model, sample, device, iterations, warmup)
+        workload.update({"measured_forward_ms": forward_ms, "measured_backward_ms": backward_ms,
+                         "measured_batch_per_gpu": batch})
     workload.update(keys)
     return workload

@@ -115,3 +115,57 @@ def test_a_bad_override_is_refused_by_the_simulator_by_name():
     w = compopt.workload_from_torch(nn.Linear(2, 2), torch.zeros(1, 2), layerz=3)
     with pytest.raises(compopt.InvalidArgument, match="unknown key 'workload.layerz'"):
         compopt.simulate(w, "ethernet-v100-4")
+
+
+def test_measured_on_the_cpu_fills_positive_times_and_the_simulator_takes_them():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    before = [p.detach().clone() for p in model.parameters()]
+    w = compopt.workload_from_torch(model, torch.randn(8, 64), name="mlp", measure_on="cpu",
+                                    iterations=3, warmup=1)
+    assert w["measured_forward_ms"] > 0 and w["measured_backward_ms"] > 0
+    assert w["measured_batch_per_gpu"] == 8
+    # the copy ran: the model's parameters and gradients are as they were
+    for p, saved in zip(model.parameters(), before):
+        assert torch.equal(p, saved) and p.grad is None
+    # at the measured batch the step's passes are the measured ones; at twice the batch,
+    # twice them (docs/whatif.md, "Measured compute": linear in the micro-batch)
+    frame = compopt.simulate(w, "ethernet-a100-8", "adam", 8)
+    assert (frame["compute_source"] == "measured").all()
+    assert frame["forward_s"].iloc[0] == pytest.approx(w["measured_forward_ms"] / 1e3, rel=1e-5)
+    assert frame["backward_compute_s"].iloc[0] == pytest.approx(
+        w["measured_backward_ms"] / 1e3, rel=1e-5)
+    double = compopt.simulate(w, "ethernet-a100-8", "adam", 8, batch_per_gpu=16)
+    assert double["forward_s"].iloc[0] == pytest.approx(2 * w["measured_forward_ms"] / 1e3,
+                                                        rel=1e-5)
+    unmeasured = compopt.workload_from_torch(model, torch.randn(8, 64), name="mlp")
+    assert "measured_forward_ms" not in unmeasured
+    modelled = compopt.simulate(unmeasured, "ethernet-a100-8", "adam", 8)
+    assert (modelled["compute_source"] == "model").all()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"measure_on": "tpu"}, "measure_on='tpu', expected 'cpu' or 'cuda'"),
+    ({"measure_on": "meta"}, "measure_on='meta', expected 'cpu' or 'cuda'"),
+    ({"measure_on": "cuda:64"}, "measure_on='cuda:64', but this machine has"),
+    ({"measure_on": "cpu", "iterations": 0}, "iterations=0, expected an int >= 1"),
+    ({"measure_on": "cpu", "iterations": 2.5}, "iterations=2.5, expected an int >= 1"),
+    ({"measure_on": "cpu", "warmup": -1}, "warmup=-1, expected an int >= 0"),
+])
+def test_bad_measurement_options_are_refused_before_any_run(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        compopt.workload_from_torch(nn.Linear(2, 2), torch.zeros(2, 2), **kwargs)
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("measured_forward_ms", 0, "measured_forward_ms = 0, expected a finite time"),
+    ("measured_backward_ms", -3.0, "measured_backward_ms = -3, expected a finite time"),
+    ("measured_forward_ms", float("nan"), "measured_forward_ms = nan, expected a finite time"),
+    ("measured_batch_per_gpu", 0, "measured_batch_per_gpu = 0, expected an integer >= 1"),
+])
+def test_bad_measured_times_are_refused_by_the_simulator(key, value, message):
+    w = compopt.workload_from_torch(nn.Linear(2, 2), torch.zeros(1, 2), measured_forward_ms=1.0,
+                                    measured_backward_ms=2.0, measured_batch_per_gpu=1)
+    w[key] = value
+    with pytest.raises(compopt.InvalidArgument, match=message):
+        compopt.simulate(w, "ethernet-v100-4")

@@ -37,7 +37,9 @@ plain() {  # NAME ARGS...: profile.csv of onebit-adam and adam with ARGS in NAME
   local name=$1
   shift
   for opt in onebit-adam adam; do
-    timeout 120 "$BIN" profile --optimizer $opt --gpus 8 --out "$name-$opt" "$@" \
+    # --cluster names the default cluster: --set cluster keys without it describe a new one
+    timeout 120 "$BIN" profile --optimizer $opt --gpus 8 --cluster ethernet-v100-4 \
+      --out "$name-$opt" "$@" \
       > "$name-$opt.log" 2>&1 || fail "profile $opt $*: $(tail -3 "$name-$opt.log")"
   done
 }

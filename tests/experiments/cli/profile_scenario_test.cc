@@ -15,6 +15,7 @@
 
 #include "core/util/error.h"
 #include "experiments/cli/commands.h"
+#include "net_models/cluster_presets.h"
 #include "tests/support/invalid_argument_message.h"
 
 namespace compopt::cli {
@@ -23,8 +24,9 @@ namespace {
 using ::testing::HasSubstr;
 
 // The options of `compopt profile` that do not describe the scenario.
-const std::set<std::string> kNotScenario = {
-    "--help", "config", "--set", "--out", "--trace", "--export-platform", "--overwrite"};
+const std::set<std::string> kNotScenario = {"--help",      "config",       "--set",
+                                            "--out",       "--trace",      "--export-platform",
+                                            "--overwrite", "--sensitivity"};
 
 TEST(ProfileScenario, EveryScenarioFlagStandsForConfigKeys) {
   CLI::App app;
@@ -75,6 +77,22 @@ TEST_F(ProfileScenarioFile, FlagsOverTheFileAndSetsOverBoth) {
   EXPECT_EQ(s.cluster_spec->inter_node_gbps, 100);
   const sim::Scenario set = profile_scenario(path(), flags, {"--gpus"}, {"sweep.gpus=8"});
   EXPECT_EQ(set.gpus, 8);
+}
+
+// --cluster names the base of cluster keys given with --set: the preset's values stand where
+// no key replaces them; without the flag the same keys start from the plain defaults.
+TEST(ProfileScenario, TheClusterFlagIsTheBaseOfClusterKeys) {
+  sim::Scenario flags;
+  flags.cluster = "dgx-a100";
+  const std::vector<std::string> sets = {"cluster.nics_per_node=2", "cluster.nodes=3"};
+  const sim::Scenario s = profile_scenario("", flags, {"--cluster"}, sets);
+  ASSERT_TRUE(s.cluster_spec.has_value());
+  EXPECT_EQ(s.cluster_spec->preset, "dgx-a100");
+  EXPECT_EQ(s.cluster_spec->nics_per_node, 2);
+  EXPECT_EQ(s.cluster_spec->gpus_per_node, net::cluster_preset("dgx-a100").gpus_per_node);
+  const sim::Scenario plain = profile_scenario("", flags, {}, sets);
+  EXPECT_EQ(plain.cluster_spec->preset, "");
+  EXPECT_EQ(plain.cluster_spec->gpus_per_node, net::ClusterSpec{}.gpus_per_node);
 }
 
 }  // namespace

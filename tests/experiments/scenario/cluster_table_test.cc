@@ -253,15 +253,40 @@ TEST(ClusterConfig, SweepAxisOverGpusPerNode) {
   EXPECT_EQ(eight.cluster.nics_per_node, 8);
 }
 
-TEST(ClusterConfig, ProfileSetsOverTheClusterFlag) {
+// Cluster keys without a preset or name describe a new cluster from ClusterSpec's plain
+// defaults (efficiencies 1), not the scenario's preset with its fitted efficiencies; profile's
+// --cluster (ProfileScenario tests) or cluster.preset names a base.
+TEST(ClusterConfig, KeysWithoutAPresetStartFromThePlainDefaults) {
+  sim::Scenario flags;  // the default cluster: ethernet-v100-4, NIC efficiency 0.1211
+  const sim::Scenario s = apply_scenario_sets(
+      flags, {"cluster.nics_per_node=2", "cluster.gpus_per_node=8", "cluster.nodes=3"});
+  ASSERT_TRUE(s.cluster_spec.has_value());
+  const net::ClusterSpec plain;
+  EXPECT_EQ(s.cluster_spec->preset, "");
+  EXPECT_EQ(s.cluster_spec->name, plain.name);
+  EXPECT_EQ(s.cluster_spec->inter_node_efficiency, 1.0);
+  EXPECT_EQ(s.cluster_spec->intra_node_efficiency, 1.0);
+  EXPECT_EQ(s.cluster_spec->gpu.name, plain.gpu.name);
+  EXPECT_EQ(s.cluster_spec->nics_per_node, 2);
+  EXPECT_THAT(cluster_origin(*s.cluster_spec, true),
+              HasSubstr("described by its keys, from the plain defaults"));
+  const sim::Scenario named =
+      apply_scenario_sets(flags, {"cluster.preset=\"dgx-a100\"", "cluster.nics_per_node=2"});
+  EXPECT_EQ(named.cluster_spec->preset, "dgx-a100");
+  EXPECT_THAT(cluster_origin(*named.cluster_spec, true), HasSubstr("built on preset dgx-a100"));
+  EXPECT_EQ(cluster_origin(net::cluster_preset("dgx-a100"), false), "cluster: preset dgx-a100");
+}
+
+// GPUs per node, the GPU and a platform file are what profile's flags pick for its cluster: a
+// table of only these refines the scenario's preset, as the flags do.
+TEST(ClusterConfig, ScenarioKeysAloneRefineTheScenarioPreset) {
   sim::Scenario flags;
   flags.cluster = "dgx-a100";
   flags.gpus_per_node = 4;
-  const sim::Scenario s =
-      apply_scenario_sets(flags, {"cluster.nics_per_node=2", "cluster.gpus_per_node=8"});
+  const sim::Scenario s = apply_scenario_sets(flags, {"cluster.gpus_per_node=8"});
   ASSERT_TRUE(s.cluster_spec.has_value());
   EXPECT_EQ(s.cluster, "dgx-a100");
-  EXPECT_EQ(s.cluster_spec->nics_per_node, 2);
+  EXPECT_EQ(s.cluster_spec->preset, "dgx-a100");
   EXPECT_EQ(s.gpus_per_node, 8);  // --set replaces the flag
   EXPECT_EQ(sim::resolve_scenario(s).cluster.gpu.name, net::cluster_preset("dgx-a100").gpu.name);
 }
