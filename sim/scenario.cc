@@ -49,13 +49,14 @@ StepConfig resolve_scenario(const Scenario& s) {
     throw InvalidArgument(
         fmt::format("grad_accum = {}, expected 1..{}", s.grad_accum, kMaxScenarioGradAccum));
   if (s.buckets < 0 || s.buckets > kMaxScenarioBuckets)
-    throw InvalidArgument(fmt::format("buckets = {}, expected 0..{} (0 = 25 MB buckets)", s.buckets,
+    throw InvalidArgument(fmt::format("buckets = {}, expected 0..{} (0 = the implementation's)", s.buckets,
                                       kMaxScenarioBuckets));
   config.cluster = cluster;
   config.optimizer = optimizer_registry().canonical(s.optimizer);  // sgdm -> momentum-sgd
   config.batch_per_gpu =
       s.batch_per_gpu > 0 ? s.batch_per_gpu : config.workload.default_batch_per_gpu;
   config.grad_accum = s.grad_accum;
+  config.implementation = implementation_profile(s.implementation).name;  // deepspeed -> ...-2020
   config.overlap = s.overlap;
   config.buckets = s.buckets;
   check_training(s.training, config.optimizer);
@@ -81,6 +82,7 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"batch_per_gpu"},
                                                  {"grad_accum"},
                                                  {"overlap"},
+                                                 {"implementation"},
                                                  {"forward_s", "{:.6e}"},
                                                  {"backward_compute_s", "{:.6e}"},
                                                  {"comm_s", "{:.6e}"},
@@ -116,7 +118,8 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"fits_in_memory"},
                                                  {"nics_per_node"},
                                                  {"rail_optimized"},
-                                                 {"algorithm"}});
+                                                 {"algorithm"},
+                                                 {"buckets_used"}});
   return schema;
 }
 
@@ -135,6 +138,7 @@ const std::vector<std::string>& scenario_key_columns() {
                                                    "batch_per_gpu",
                                                    "grad_accum",
                                                    "overlap",
+                                                   "implementation",
                                                    "gpu",
                                                    "compute_precision"};
   return columns;
@@ -142,7 +146,7 @@ const std::vector<std::string>& scenario_key_columns() {
 
 namespace {
 
-// The scenario's cluster and batch columns, up to the overlap mode.
+// The scenario's cluster and batch columns, up to the implementation.
 std::vector<CsvCell> scenario_cells(const StepConfig& c, const StageTiming& t,
                                     const ScenarioTotals& totals) {
   const net::ClusterSpec& k = c.cluster;
@@ -163,7 +167,8 @@ std::vector<CsvCell> scenario_cells(const StepConfig& c, const StageTiming& t,
           totals.spreads.intra_node.high,
           c.batch_per_gpu,
           c.grad_accum,
-          overlap_mode_name(c.overlap)};
+          overlap_mode_name(c.overlap),
+          c.implementation};
 }
 
 }  // namespace
@@ -210,7 +215,8 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
                                      m.fits(),
                                      k.nics_per_node,
                                      k.rail_optimized,
-                                     t.algorithm};
+                                     t.algorithm,
+                                     t.buckets};
   cells.insert(cells.end(), rest.begin(), rest.end());
   return scenario_csv_schema().row(cells);
 }

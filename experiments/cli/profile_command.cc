@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <filesystem>
@@ -29,6 +30,7 @@
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
 #include "sim/backend/sim_backend.h"
+#include "sim/implementation_profile.h"
 #include "sim/scenario.h"
 #include "sim/step_trace.h"
 
@@ -95,10 +97,36 @@ std::string write_trace(const Options& o, const sim::StepConfig& config,
 
 void print_breakdown(const sim::StageTiming& t) {
   fmt::print(
-      "{:<14} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f}  "
-      "{}\n",
+      "{:<14} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f} "
+      "{:>7}  {}\n",
       t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s, 1e3 * t.compress_s,
-      1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(), t.throughput_samples_s, t.algorithm);
+      1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(), t.throughput_samples_s, t.buckets,
+      t.algorithm);
+}
+
+// The implementation profile the step ran on, as the header states it.
+void print_implementation(const sim::StepConfig& c) {
+  const sim::ImplementationProfile& p = sim::implementation_profile(c.implementation);
+  fmt::print(
+      "implementation: {} ({}; accumulation: {}; step {:.4g} B/param{}; ZeRO stage {}; {} "
+      "attention, activation checkpointing {})\n",
+      p.name, p.issue_text, p.accumulation_text,
+      c.workload.step_bytes_stated ? c.workload.step_bytes_per_param : p.adam_step_bytes_per_param,
+      c.workload.step_bytes_stated ? " (the workload's)" : "", p.zero_stage,
+      sim::attention_kind_name(p.attention), p.activation_checkpointing ? "on" : "off");
+}
+
+// Per stage name, its buckets and its algorithm, for run.json.
+nlohmann::json buckets_used(const std::vector<sim::StageTiming>& timings) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const sim::StageTiming& t : timings) out[t.stage] = t.buckets;
+  return out;
+}
+
+nlohmann::json algorithms(const std::vector<sim::StageTiming>& timings) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const sim::StageTiming& t : timings) out[t.stage] = t.algorithm;
+  return out;
 }
 
 // The low..high bounds of each stage and where the spread comes from.
@@ -162,7 +190,7 @@ void run_profile(const Options& o) {
         net::topology_name(k.topology), k.inter_node_gbps,
         k.inter_node_gbps * k.inter_node_efficiency, k.inter_node_efficiency, config.optimizer,
         config.batch_per_gpu, config.grad_accum, overlap_note(config.overlap));
-    fmt::print("compute: {} in {} on {} at {:.1f}% of its peak ({:.0f} TFLOP/s)\n\n",
+    fmt::print("compute: {} in {} on {} at {:.1f}% of its peak ({:.0f} TFLOP/s)\n",
                fmt::format("{:.1f} GFLOP/sample", (config.workload.forward_flops_per_sample +
                                                    config.workload.backward_flops()) /
                                                       1e9),
@@ -170,9 +198,10 @@ void run_profile(const Options& o) {
                100 * timings.front().compute_utilization,
                timings.front().compute_utilization *
                    k.gpu.peak_flops(config.workload.compute_precision) / 1e12);
-    fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}  {}\n", "stage",
-               "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
-               "samples/s", "algorithm");
+    print_implementation(config);
+    fmt::print("\n{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12} {:>7}  {}\n",
+               "stage", "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms",
+               "AR %", "samples/s", "buckets", "algorithm");
     const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
     for (const sim::StageTiming& t : timings) print_breakdown(t);
     print_bounds(timings, totals);
@@ -190,6 +219,10 @@ void run_profile(const Options& o) {
                         {"batch_per_gpu", config.batch_per_gpu},
                         {"grad_accum", config.grad_accum},
                         {"overlap", sim::overlap_mode_name(config.overlap)},
+                        {"implementation", config.implementation},
+                        {"buckets_used", buckets_used(timings)},
+                        {"algorithm", algorithms(timings)},
+                        {"compute_utilization", timings.front().compute_utilization},
                         {"platform_file", o.scenario.platform_file},
                         {"config_file", o.config},
                         {"sets", o.sets},  // the --set keys as given: workload, cluster, training
@@ -289,7 +322,11 @@ void add_scenario_flags(CLI::App& cmd, Options& o) {
       ->check(overlap_mode_check())
       ->capture_default_str();
   cmd.add_option("--buckets", o.scenario.buckets,
-                 "buckets of an overlapped stage (0 = 25 MB buckets)");
+                 "buckets of an overlapped stage (0 = the implementation's bucket size)");
+  cmd.add_option("--implementation", o.scenario.implementation,
+                 "software the step runs on: " + sim::implementation_registry().expected() +
+                     " (docs/implementations.md)")
+      ->capture_default_str();
 }
 
 }  // namespace

@@ -37,9 +37,11 @@ def simulate(workload, cluster, optimizer="adam", gpus=0, *, training=None, **op
     the keys of the ``[workload]`` / ``[cluster]`` table (docs/whatif.md), or the path of a
     TOML file holding that table. training: the ``[training]`` table as a dict. options: the
     flags of ``compopt profile`` with underscores: gpus_per_node, inter_node_gbps, topology,
-    gpu, platform, batch_per_gpu, grad_accum, overlap ("auto", "on", "off"), buckets.
+    gpu, platform, batch_per_gpu, grad_accum, overlap ("auto", "on", "off"), buckets,
+    implementation ("ddp", "deepspeed-2020", "zero-1", "zero-2", "zero-3"; docs/implementations.md).
 
-    Returns profile.csv as a DataFrame: one row per optimizer stage.
+    Returns profile.csv as a DataFrame: one row per optimizer stage, with the implementation,
+    the buckets used, the algorithm charged and the compute utilisation.
     """
     _require_simulator()
     text = _compopt.simulate_profile(_source(workload), _source(cluster), optimizer, gpus,
