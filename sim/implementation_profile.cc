@@ -102,7 +102,7 @@ ImplementationProfile zero(int stage) {
                             : "reduce-scatter after backward (overlap_comm false)";
   p.accumulation_text = "one sync at the accumulation boundary; only the last backward hides it";
   p.bucket_elements = kDeepSpeedBucketElements;
-  p.compressed_allreduce_text = "not combined with ZeRO in DeepSpeed; compopt's is charged";
+  p.compressed_allreduce_text = "compopt's compressed allreduce (all-to-all + all-gather)";
   p.adam_step_bytes_per_param = kZeroAdamBytes;
   p.step_kernel_text =
       "fused Adam on the fp32 master shard (28 B) + copy to 16-bit weights (6 B), 1/world of n";

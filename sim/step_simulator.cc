@@ -461,7 +461,7 @@ void charge_parameter_gather(const CommMeasure& gather, const Stage& stage, Stag
   t.comm_s += gather.seconds * stage.charge_scale;
   t.bytes_per_gpu += gather.bytes_per_gpu * stage.charge_scale;
   t.inter_node_bytes += gather.inter_node_bytes * stage.charge_scale;
-  t.algorithm += " + forward parameter all-gather (" + gather.algorithm + ", exposed)";
+  t.algorithm += " + forward parameter all-gather (" + gather.algorithm + "; exposed)";
 }
 
 }  // namespace

@@ -108,12 +108,14 @@ void print_breakdown(const sim::StageTiming& t) {
 void print_implementation(const sim::StepConfig& c) {
   const sim::ImplementationProfile& p = sim::implementation_profile(c.implementation);
   fmt::print(
-      "implementation: {} ({}; accumulation: {}; step {:.4g} B/param{}; ZeRO stage {}; {} "
-      "attention, activation checkpointing {})\n",
+      "implementation: {} ({}; accumulation: {}; Adam step {:.4g} B/param ({}); ZeRO stage {}; "
+      "{} attention, activation checkpointing {})\n",
       p.name, p.issue_text, p.accumulation_text,
       c.workload.step_bytes_stated ? c.workload.step_bytes_per_param : p.adam_step_bytes_per_param,
-      c.workload.step_bytes_stated ? " (the workload's)" : "", p.zero_stage,
+      c.workload.step_bytes_stated ? "the workload's" : p.step_kernel_text, p.zero_stage,
       sim::attention_kind_name(p.attention), p.activation_checkpointing ? "on" : "off");
+  fmt::print("  compressed allreduce: {}; sources: docs/implementations.md\n",
+             p.compressed_allreduce_text);
 }
 
 // Per stage name, its buckets and its algorithm, for run.json.
