@@ -30,8 +30,8 @@ GpuMemory estimate_gpu_memory(const StepConfig& config) {
   const double compute_bytes = net::precision_bytes(w.compute_precision);
   const double master_bytes = compute_bytes < kFp32Bytes ? kFp32Bytes : 0;
   GpuMemory m;
-  m.weights_bytes = n * (compute_bytes * share(sharded.parameters) +
-                         master_bytes * share(sharded.optimizer));
+  m.weights_bytes =
+      n * (compute_bytes * share(sharded.parameters) + master_bytes * share(sharded.optimizer));
   m.gradients_bytes = n * w.wire_bytes() * share(sharded.gradients);
   const double state_vectors =
       (entry.state.vectors +

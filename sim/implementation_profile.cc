@@ -135,9 +135,8 @@ const char* attention_kind_name(AttentionKind kind) {
 }
 
 int default_bucket_count(const ImplementationProfile& profile, double elements, int wire_bytes) {
-  const double buckets = profile.bucket_elements > 0
-                             ? elements / profile.bucket_elements
-                             : elements * wire_bytes / profile.bucket_bytes;
+  const double buckets = profile.bucket_elements > 0 ? elements / profile.bucket_elements
+                                                     : elements * wire_bytes / profile.bucket_bytes;
   return std::max(1, static_cast<int>(std::ceil(buckets)));
 }
 

@@ -45,7 +45,7 @@ struct ImplementationProfile : RegistryEntry {
   bool activation_checkpointing = false;
   int zero_stage = 0;
   ShardedState sharded;
-  bool gathers_parameters = false;  // ZeRO-3 / FSDP: all-gather of the weights in forward
+  bool gathers_parameters = false;   // ZeRO-3 / FSDP: all-gather of the weights in forward
   std::vector<std::string> sources;  // URL or reference, and what it says
 };
 

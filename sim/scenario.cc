@@ -49,8 +49,8 @@ StepConfig resolve_scenario(const Scenario& s) {
     throw InvalidArgument(
         fmt::format("grad_accum = {}, expected 1..{}", s.grad_accum, kMaxScenarioGradAccum));
   if (s.buckets < 0 || s.buckets > kMaxScenarioBuckets)
-    throw InvalidArgument(fmt::format("buckets = {}, expected 0..{} (0 = the implementation's)", s.buckets,
-                                      kMaxScenarioBuckets));
+    throw InvalidArgument(fmt::format("buckets = {}, expected 0..{} (0 = the implementation's)",
+                                      s.buckets, kMaxScenarioBuckets));
   config.cluster = cluster;
   config.optimizer = optimizer_registry().canonical(s.optimizer);  // sgdm -> momentum-sgd
   config.batch_per_gpu =
@@ -126,21 +126,11 @@ const CsvSchema& scenario_csv_schema() {
 std::string scenario_csv_header() { return scenario_csv_schema().header(); }
 
 const std::vector<std::string>& scenario_key_columns() {
-  static const std::vector<std::string> columns = {"workload",
-                                                   "cluster",
-                                                   "topology",
-                                                   "nodes",
-                                                   "gpus_per_node",
-                                                   "nics_per_node",
-                                                   "rail_optimized",
-                                                   "gpus",
-                                                   "inter_node_gbit_s",
-                                                   "batch_per_gpu",
-                                                   "grad_accum",
-                                                   "overlap",
-                                                   "implementation",
-                                                   "gpu",
-                                                   "compute_precision"};
+  static const std::vector<std::string> columns = {
+      "workload",          "cluster",       "topology",         "nodes",
+      "gpus_per_node",     "nics_per_node", "rail_optimized",   "gpus",
+      "inter_node_gbit_s", "batch_per_gpu", "grad_accum",       "overlap",
+      "implementation",    "gpu",           "compute_precision"};
   return columns;
 }
 

@@ -490,9 +490,8 @@ void check_step_config(const StepConfig& config) {
 
 // The row's communication: the whole collective, or for a stage overlapping backward its
 // buckets behind the last micro-batch's backward; sets the buckets used.
-void charge_comm(const StepConfig& config, const Stage& stage, double elements,
-                 CommMeasure& whole, CommMeasure* bucket, StageTiming& t,
-                 StagePhases& stage_phases) {
+void charge_comm(const StepConfig& config, const Stage& stage, double elements, CommMeasure& whole,
+                 CommMeasure* bucket, StageTiming& t, StagePhases& stage_phases) {
   t.bytes_per_gpu = whole.bytes_per_gpu;
   t.inter_node_bytes = whole.inter_node_bytes;
   t.comm_s = whole.seconds;
@@ -500,9 +499,8 @@ void charge_comm(const StepConfig& config, const Stage& stage, double elements,
   t.buckets = 1;
   if (bucket != nullptr) {
     const double last_backward_s = t.backward_compute_s / config.grad_accum;
-    t.comm_s =
-        bucketed_comm_s(bucket_count(config, elements), config.buckets > 0, whole.seconds,
-                        *bucket, last_backward_s, stage_phases);
+    t.comm_s = bucketed_comm_s(bucket_count(config, elements), config.buckets > 0, whole.seconds,
+                               *bucket, last_backward_s, stage_phases);
     t.buckets = stage_phases.buckets;
     if (stage_phases.buckets > 1 || config.buckets > 0) t.algorithm = bucket->algorithm;
   } else if (stage.overlap == StageOverlap::kBehindInnerSteps &&
@@ -542,9 +540,8 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
     StagePhases stage_phases;
     CommMeasure& whole = measured[static_cast<size_t>(requests.whole[i])];
     stage_phases.spans = std::move(whole.spans);
-    CommMeasure* bucket = requests.bucket[i] >= 0
-                              ? &measured[static_cast<size_t>(requests.bucket[i])]
-                              : nullptr;
+    CommMeasure* bucket =
+        requests.bucket[i] >= 0 ? &measured[static_cast<size_t>(requests.bucket[i])] : nullptr;
     charge_comm(config, stage, modeled * stage.vector_scale, whole, bucket, t, stage_phases);
     charge_per_step(stage, t);
     if (profile.gathers_parameters) charge_parameter_gather(measured.back(), gather_stage, t);

@@ -35,8 +35,18 @@ struct Comparison {
 
 const std::vector<Comparison>& comparisons() {
   static const std::vector<Comparison> list = {
-      {"adam_onebit_adam", "bert-large-seq128", "ethernet-v100-4", {"adam", "onebit-adam"}, 16, "deepspeed-2020"},
-      {"lamb_onebit_lamb", "bert-large-seq128", "ethernet-v100-4", {"lamb", "onebit-lamb"}, 16, "deepspeed-2020"},
+      {"adam_onebit_adam",
+       "bert-large-seq128",
+       "ethernet-v100-4",
+       {"adam", "onebit-adam"},
+       16,
+       "deepspeed-2020"},
+      {"lamb_onebit_lamb",
+       "bert-large-seq128",
+       "ethernet-v100-4",
+       {"lamb", "onebit-lamb"},
+       16,
+       "deepspeed-2020"},
       {"birder_resnet50",
        "resnet50-imagenet",
        "ethernet-a100-8",

@@ -83,7 +83,8 @@ TEST(ImplementationProfile, DdpHidesCommunicationBehindTheLastMicroBatchOnly) {
 TEST(ImplementationProfile, DeepSpeed2020ExposesTheWholeAllreduceWhateverTheAccumulation) {
   const double whole = simulate_step(bert("ddp", 1, OverlapMode::kOff, 0)).front().comm_s;
   for (int accum : {1, 4}) {
-    const StageTiming t = simulate_step(bert("deepspeed-2020", accum, OverlapMode::kAuto, 0)).front();
+    const StageTiming t =
+        simulate_step(bert("deepspeed-2020", accum, OverlapMode::kAuto, 0)).front();
     EXPECT_NEAR(t.comm_s, whole, 1e-12) << accum;
     EXPECT_EQ(t.buckets, 1);
   }
@@ -132,12 +133,11 @@ TEST(ImplementationProfile, ZeroStagesShardMemoryAsThePaperCounts) {
   s.cluster = "infiniband-v100-8";
   s.gpus = 64;
   const double psi = 7.5e9;
-  const std::vector<std::pair<std::string, double>> expected = {
-      {"ddp", 16 * psi},
-      {"deepspeed-2020", 16 * psi},
-      {"zero-1", 4 * psi + 12 * psi / 64},
-      {"zero-2", 2 * psi + 14 * psi / 64},
-      {"zero-3", 16 * psi / 64}};
+  const std::vector<std::pair<std::string, double>> expected = {{"ddp", 16 * psi},
+                                                                {"deepspeed-2020", 16 * psi},
+                                                                {"zero-1", 4 * psi + 12 * psi / 64},
+                                                                {"zero-2", 2 * psi + 14 * psi / 64},
+                                                                {"zero-3", 16 * psi / 64}};
   for (const auto& [name, bytes] : expected) {
     s.implementation = name;
     const GpuMemory m = estimate_gpu_memory(resolve_scenario(s));
