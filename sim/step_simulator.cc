@@ -413,9 +413,9 @@ StepRequests step_requests(const StepConfig& config, const std::vector<Stage>& s
 // gradients and the previous allreduce are done, so max(c, B c - (B-1) beta/B) is exposed.
 // beta is the backward of the last micro-batch only: with accumulation every implementation
 // synchronises once, after the last micro-batch (DDP's no_sync before it).
-// Without StepConfig::buckets, PyTorch DDP's 25 MB buckets or one bucket (bucket_cap_mb raised
-// to the whole vector: the allreduce after backward), whichever exposes less, as a tuned run
-// would set it. `phases` holds the whole collective's spans on entry.
+// Without StepConfig::buckets, the implementation's buckets (DDP's 25 MB, DeepSpeed's 5e8
+// elements) or one bucket (the bucket size raised to the whole vector: the allreduce after
+// backward), whichever exposes less, as a tuned run would set it. `phases` holds the whole collective's spans on entry.
 double bucketed_comm_s(int buckets, bool buckets_given, double whole_s, CommMeasure& bucket,
                        double backward_s, StagePhases& phases) {
   const double c = bucket.seconds;

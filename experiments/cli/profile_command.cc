@@ -315,8 +315,8 @@ void add_scenario_flags(CLI::App& cmd, Options& o) {
   // the word after it as its value (a positional too, refused by the check), so write
   // --overlap=on or put it after the positional.
   cmd.add_flag("--overlap{on}", o.overlap,
-               "auto: each stage overlaps backward (DDP-style buckets) as its optimizer's "
-               "implementation does (docs/optimizers.md); on (bare --overlap): every stage; off: "
+               "auto: each stage overlaps backward (bucketed) as --implementation issues it "
+               "(docs/implementations.md); on (bare --overlap): every stage; off: "
                "none. A bare --overlap takes the word after it as its value: before a "
                "positional, write --overlap=on")
       ->expected(0, 1)
