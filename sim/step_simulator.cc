@@ -415,7 +415,8 @@ StepRequests step_requests(const StepConfig& config, const std::vector<Stage>& s
 // synchronises once, after the last micro-batch (DDP's no_sync before it).
 // Without StepConfig::buckets, the implementation's buckets (DDP's 25 MB, DeepSpeed's 5e8
 // elements) or one bucket (the bucket size raised to the whole vector: the allreduce after
-// backward), whichever exposes less, as a tuned run would set it. `phases` holds the whole collective's spans on entry.
+// backward), whichever exposes less, as a tuned run would set it. `phases` holds the whole
+// collective's spans on entry.
 double bucketed_comm_s(int buckets, bool buckets_given, double whole_s, CommMeasure& bucket,
                        double backward_s, StagePhases& phases) {
   const double c = bucket.seconds;
