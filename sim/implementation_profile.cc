@@ -46,6 +46,10 @@ const std::string kZeroPaperSource =
     "partitions the K bytes, stage 2 also the gradients, stage 3 also the weights; stages 1 and 2 "
     "move the same volume as an allreduce (reduce-scatter of gradients, all-gather of weights), "
     "stage 3 1.5x (weights all-gathered in forward and again in backward)";
+const std::string kZeroAccumulationSource =
+    "DeepSpeed deepspeed/runtime/engine.py, allreduce_gradients(): with partitioned gradients "
+    "(ZeRO stage 2 and 3) the engine reduces them on every micro-batch, not only at the "
+    "gradient accumulation boundary";
 const std::string kZeroConfigSource =
     "DeepSpeed deepspeed/runtime/zero/config.py (DeepSpeedZeroConfig): reduce_bucket_size "
     "defaults to 5e8 elements; overlap_comm left unset is true for stage 3 only";
@@ -94,19 +98,22 @@ ImplementationProfile zero(int stage) {
   p.zero_stage = stage;
   p.sharded = {.parameters = stage >= 3, .gradients = stage >= 2, .optimizer = true};
   p.gathers_parameters = stage >= 3;
+  p.reduces_every_micro_batch = stage >= 2;
   p.help = stage == 1   ? "DeepSpeed ZeRO-1: optimizer state sharded"
            : stage == 2 ? "DeepSpeed ZeRO-2: optimizer state and gradients sharded"
                         : "DeepSpeed ZeRO-3 / PyTorch FSDP: weights, gradients, state sharded";
   p.issue = stage >= 3 ? OverlapMode::kAuto : OverlapMode::kOff;
   p.issue_text = stage >= 3 ? "reduce-scatter bucketed behind backward (overlap_comm true)"
                             : "reduce-scatter after backward (overlap_comm false)";
-  p.accumulation_text = "one sync at the accumulation boundary; only the last backward hides it";
+  p.accumulation_text = stage >= 2 ? "gradients reduce-scattered after every micro-batch's backward"
+                                   : "one reduce-scatter at the accumulation boundary";
   p.bucket_elements = kDeepSpeedBucketElements;
   p.compressed_allreduce_text = "compopt's compressed allreduce (all-to-all + all-gather)";
   p.adam_step_bytes_per_param = kZeroAdamBytes;
   p.step_kernel_text =
       "fused Adam on the fp32 master shard (28 B) + copy to 16-bit weights (6 B), 1/world of n";
   p.sources = {kZeroPaperSource, kZeroConfigSource};
+  if (stage >= 2) p.sources.push_back(kZeroAccumulationSource);
   if (stage >= 3) p.sources.push_back(kFsdpSource);
   return p;
 }

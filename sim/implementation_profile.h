@@ -45,7 +45,10 @@ struct ImplementationProfile : RegistryEntry {
   bool activation_checkpointing = false;
   int zero_stage = 0;
   ShardedState sharded;
-  bool gathers_parameters = false;   // ZeRO-3 / FSDP: all-gather of the weights in forward
+  bool gathers_parameters = false;  // ZeRO-3 / FSDP: all-gather of the weights in forward
+  // ZeRO-2 / 3: the gradients are reduce-scattered into their partitions after every
+  // micro-batch's backward, not once at the accumulation boundary.
+  bool reduces_every_micro_batch = false;
   std::vector<std::string> sources;  // URL or reference, and what it says
 };
 

@@ -457,11 +457,24 @@ Stage parameter_gather_stage() {
   return out;
 }
 
-// Adds the forward all-gather of the weights to a row, exposed (not hidden behind forward).
-void charge_parameter_gather(const CommMeasure& gather, const Stage& stage, StageTiming& t) {
-  t.comm_s += gather.seconds * stage.charge_scale;
-  t.bytes_per_gpu += gather.bytes_per_gpu * stage.charge_scale;
-  t.inter_node_bytes += gather.inter_node_bytes * stage.charge_scale;
+// ZeRO-2 / 3 reduce the gradients after every micro-batch: each micro-batch's backward hides
+// its own buckets as the last one does, so the step pays the exposed time and traffic
+// `grad_accum` times. Only the gradient's own collective (a stage bucketed behind backward in
+// the registry); a vector the optimizer step forms is sent once per step.
+void charge_every_micro_batch(int grad_accum, StageTiming& t) {
+  t.comm_s *= grad_accum;
+  t.bytes_per_gpu *= grad_accum;
+  t.inter_node_bytes *= grad_accum;
+}
+
+// Adds the forward all-gather of the weights to a row, exposed (not hidden behind forward),
+// once per micro-batch.
+void charge_parameter_gather(const CommMeasure& gather, const Stage& stage, int grad_accum,
+                             StageTiming& t) {
+  const double share = stage.charge_scale * grad_accum;
+  t.comm_s += gather.seconds * share;
+  t.bytes_per_gpu += gather.bytes_per_gpu * share;
+  t.inter_node_bytes += gather.inter_node_bytes * share;
   t.algorithm += " + forward parameter all-gather (" + gather.algorithm + "; exposed)";
 }
 
@@ -545,7 +558,10 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
         requests.bucket[i] >= 0 ? &measured[static_cast<size_t>(requests.bucket[i])] : nullptr;
     charge_comm(config, stage, modeled * stage.vector_scale, whole, bucket, t, stage_phases);
     charge_per_step(stage, t);
-    if (profile.gathers_parameters) charge_parameter_gather(measured.back(), gather_stage, t);
+    if (profile.reduces_every_micro_batch && stage.overlap == StageOverlap::kBehindBackward)
+      charge_every_micro_batch(config.grad_accum, t);
+    if (profile.gathers_parameters)
+      charge_parameter_gather(measured.back(), gather_stage, config.grad_accum, t);
     t.step_time_s = t.forward_s + t.backward_compute_s + t.comm_s + t.compress_s + t.step_s;
     t.throughput_samples_s =
         static_cast<double>(config.cluster.gpus()) * batch * config.grad_accum / t.step_time_s;

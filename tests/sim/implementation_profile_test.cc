@@ -122,6 +122,26 @@ TEST(ImplementationProfile, ZeroThreeAddsTheForwardParameterAllGather) {
   EXPECT_THAT(three.algorithm, HasSubstr("forward parameter all-gather"));
 }
 
+// ZeRO-2 and 3 reduce-scatter the gradients after every micro-batch (ZeRO-3 also gathers the
+// weights before every micro-batch's forward); a compressed stage, formed in the optimizer
+// step, still sends once per step.
+TEST(ImplementationProfile, ZeroTwoAndThreeCommunicateOnEveryMicroBatch) {
+  for (const char* zero : {"zero-2", "zero-3"}) {
+    const double one = simulate_step(bert(zero, 1, OverlapMode::kOff, 0)).front().comm_s;
+    EXPECT_NEAR(simulate_step(bert(zero, 4, OverlapMode::kOff, 0)).front().comm_s, 4 * one,
+                1e-9 * one)
+        << zero;
+  }
+  const double zero1 = simulate_step(bert("zero-1", 1, OverlapMode::kOff, 0)).front().comm_s;
+  EXPECT_NEAR(simulate_step(bert("zero-1", 4, OverlapMode::kOff, 0)).front().comm_s, zero1,
+              1e-9 * zero1);
+  StepConfig onebit = bert("zero-2", 1, OverlapMode::kAuto, 0);
+  onebit.optimizer = "onebit-adam";
+  const double compression = simulate_step(onebit).back().comm_s;
+  onebit.grad_accum = 4;
+  EXPECT_NEAR(simulate_step(onebit).back().comm_s, compression, 1e-9 * compression);
+}
+
 // The ZeRO paper's example (Figure 1): 7.5 B parameters, mixed-precision Adam (K = 12) on 64
 // ranks: 120 GB per GPU replicated, 31.4 GB with stage 1, 16.6 with stage 2, 1.9 with stage 3.
 TEST(ImplementationProfile, ZeroStagesShardMemoryAsThePaperCounts) {
