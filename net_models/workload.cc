@@ -141,6 +141,7 @@ WorkloadSpec resnet(std::string name, uint64_t parameters, int tensors, int laye
   w.gradient_precision = Precision::kFp32;
   w.default_batch_per_gpu = 32;
   w.step_bytes_per_param = kMomentumSgdStepBytes;
+  w.step_bytes_stated = true;
   w.compress_bytes_per_element = kResnetCompressBytes;
   w.source = std::move(source);
   return w;

@@ -32,6 +32,10 @@ struct WorkloadSpec {
   // Effective HBM bytes moved per parameter by the optimizer step, and per element by
   // encode + decode of the compressed allreduce (measured on the papers' stacks).
   double step_bytes_per_param = 178;
+  // Whether step_bytes_per_param is the workload's own figure (a [workload] key, a preset with
+  // its own kernel count). false: the default Adam figure above, which the step simulator
+  // replaces with the scenario's implementation profile's (sim/implementation_profile.h).
+  bool step_bytes_stated = false;
   double compress_bytes_per_element = 148;
   // Activations a GPU keeps per sample of its micro-batch for the backward pass (bytes; 0: not
   // known). Architectures give it (model_shapes.h); [workload] activation_bytes_per_sample

@@ -1,6 +1,7 @@
 #include "sim/gpu_memory.h"
 
 #include "core/optim/optimizer_registry.h"
+#include "sim/implementation_profile.h"
 
 namespace compopt::sim {
 namespace {
@@ -22,14 +23,20 @@ double error_feedback_fraction(const OptimizerEntry& entry, const net::ClusterSp
 GpuMemory estimate_gpu_memory(const StepConfig& config) {
   const net::WorkloadSpec& w = config.workload;
   const OptimizerEntry& entry = optimizer_registry().get(config.optimizer);
+  const ShardedState& sharded = implementation_profile(config.implementation).sharded;
   const double n = static_cast<double>(w.parameters);
+  const double world = config.cluster.gpus();
+  auto share = [world](bool is_sharded) { return is_sharded ? 1.0 / world : 1.0; };
   const double compute_bytes = net::precision_bytes(w.compute_precision);
+  const double master_bytes = compute_bytes < kFp32Bytes ? kFp32Bytes : 0;
   GpuMemory m;
-  m.weights_bytes = n * compute_bytes + (compute_bytes < kFp32Bytes ? n * kFp32Bytes : 0);
-  m.gradients_bytes = n * w.wire_bytes();
+  m.weights_bytes =
+      n * (compute_bytes * share(sharded.parameters) + master_bytes * share(sharded.optimizer));
+  m.gradients_bytes = n * w.wire_bytes() * share(sharded.gradients);
   const double state_vectors =
-      entry.state.vectors +
-      entry.state.shard_vectors / static_cast<double>(config.cluster.gpus_per_node) +
+      (entry.state.vectors +
+       entry.state.shard_vectors / static_cast<double>(config.cluster.gpus_per_node)) *
+          share(sharded.optimizer) +
       error_feedback_fraction(entry, config.cluster);
   m.optimizer_bytes = n * kFp32Bytes * state_vectors;
   m.activations_bytes = w.activation_bytes_per_sample * config.batch_per_gpu;

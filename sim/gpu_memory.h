@@ -10,6 +10,11 @@
 //                (n parameters, g GPUs per node), padding aside;
 //   activations  the workload's activation bytes per sample x the micro-batch (accumulation
 //                runs the micro-batches one after another).
+// The implementation profile (implementation_profile.h) shards over the world's ranks what its
+// ZeRO stage shards (ZeRO paper: stage 1 the fp32 master copy and the optimizer state, stage 2
+// also the gradients, stage 3 also the compute-precision weights); error feedback stays whole.
+// Every profile assumes unfused attention without activation checkpointing, the workload's
+// activation figure as it stands.
 // Bytes are plain bytes; the CSV reports GB of 1e9 bytes like the GPU's hbm_gb.
 
 #include "sim/step_simulator.h"

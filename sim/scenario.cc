@@ -51,13 +51,14 @@ StepConfig resolve_scenario(const Scenario& s) {
     throw InvalidArgument(
         fmt::format("grad_accum = {}, expected 1..{}", s.grad_accum, kMaxScenarioGradAccum));
   if (s.buckets < 0 || s.buckets > kMaxScenarioBuckets)
-    throw InvalidArgument(fmt::format("buckets = {}, expected 0..{} (0 = 25 MB buckets)", s.buckets,
-                                      kMaxScenarioBuckets));
+    throw InvalidArgument(fmt::format("buckets = {}, expected 0..{} (0 = the implementation's)",
+                                      s.buckets, kMaxScenarioBuckets));
   config.cluster = cluster;
   config.optimizer = optimizer_registry().canonical(s.optimizer);  // sgdm -> momentum-sgd
   config.batch_per_gpu =
       s.batch_per_gpu > 0 ? s.batch_per_gpu : config.workload.default_batch_per_gpu;
   config.grad_accum = s.grad_accum;
+  config.implementation = implementation_profile(s.implementation).name;  // deepspeed -> ...-2020
   config.overlap = s.overlap;
   config.buckets = s.buckets;
   check_training(s.training, config.optimizer);
@@ -83,6 +84,7 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"batch_per_gpu"},
                                                  {"grad_accum"},
                                                  {"overlap"},
+                                                 {"implementation"},
                                                  {"forward_s", "{:.6e}"},
                                                  {"backward_compute_s", "{:.6e}"},
                                                  {"comm_s", "{:.6e}"},
@@ -119,6 +121,7 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"nics_per_node"},
                                                  {"rail_optimized"},
                                                  {"algorithm"},
+                                                 {"buckets_used"},
                                                  {"compute_source"}});
   return schema;
 }
@@ -126,26 +129,17 @@ const CsvSchema& scenario_csv_schema() {
 std::string scenario_csv_header() { return scenario_csv_schema().header(); }
 
 const std::vector<std::string>& scenario_key_columns() {
-  static const std::vector<std::string> columns = {"workload",
-                                                   "cluster",
-                                                   "topology",
-                                                   "nodes",
-                                                   "gpus_per_node",
-                                                   "nics_per_node",
-                                                   "rail_optimized",
-                                                   "gpus",
-                                                   "inter_node_gbit_s",
-                                                   "batch_per_gpu",
-                                                   "grad_accum",
-                                                   "overlap",
-                                                   "gpu",
-                                                   "compute_precision"};
+  static const std::vector<std::string> columns = {
+      "workload",          "cluster",       "topology",         "nodes",
+      "gpus_per_node",     "nics_per_node", "rail_optimized",   "gpus",
+      "inter_node_gbit_s", "batch_per_gpu", "grad_accum",       "overlap",
+      "implementation",    "gpu",           "compute_precision"};
   return columns;
 }
 
 namespace {
 
-// The scenario's cluster and batch columns, up to the overlap mode.
+// The scenario's cluster and batch columns, up to the implementation.
 std::vector<CsvCell> scenario_cells(const StepConfig& c, const StageTiming& t,
                                     const ScenarioTotals& totals) {
   const net::ClusterSpec& k = c.cluster;
@@ -166,7 +160,8 @@ std::vector<CsvCell> scenario_cells(const StepConfig& c, const StageTiming& t,
           totals.spreads.intra_node.high,
           c.batch_per_gpu,
           c.grad_accum,
-          overlap_mode_name(c.overlap)};
+          overlap_mode_name(c.overlap),
+          c.implementation};
 }
 
 }  // namespace
@@ -215,6 +210,7 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
       k.nics_per_node,
       k.rail_optimized,
       t.algorithm,
+      t.buckets,
       std::string(c.workload.measured() ? "measured" : "model")};
   cells.insert(cells.end(), rest.begin(), rest.end());
   return scenario_csv_schema().row(cells);

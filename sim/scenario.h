@@ -40,6 +40,7 @@ struct Scenario {
   std::string topology = {};   // empty: the preset's
   int batch_per_gpu = 0;       // 0: the workload's default
   int grad_accum = 1;
+  std::string implementation = kDefaultImplementation;  // implementation_profile.h
   OverlapMode overlap = OverlapMode::kAuto;
   int buckets = 0;
   TrainingSpec training = {};  // [training]: whole-run figures, none by default

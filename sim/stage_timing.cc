@@ -9,7 +9,8 @@ namespace compopt::sim {
 namespace {
 
 // A field added to StageTiming needs its line in to_json and from_json below.
-static_assert(sizeof(StageTiming) == 2 * sizeof(std::string) + 10 * sizeof(double),
+// (the int `buckets` takes a double's place with its padding)
+static_assert(sizeof(StageTiming) == 2 * sizeof(std::string) + 11 * sizeof(double),
               "StageTiming changed: update its JSON codec");
 
 // JSON numbers cannot hold inf or nan; they travel as strings.
@@ -43,7 +44,8 @@ void to_json(nlohmann::json& j, const StageTiming& t) {
                      {"bytes_per_gpu", number(t.bytes_per_gpu)},
                      {"inter_node_bytes", number(t.inter_node_bytes)},
                      {"compute_utilization", number(t.compute_utilization)},
-                     {"algorithm", t.algorithm}};
+                     {"algorithm", t.algorithm},
+                     {"buckets", t.buckets}};
 }
 
 void from_json(const nlohmann::json& j, StageTiming& t) {
@@ -59,6 +61,7 @@ void from_json(const nlohmann::json& j, StageTiming& t) {
   t.inter_node_bytes = number_of(j, "inter_node_bytes");
   t.compute_utilization = number_of(j, "compute_utilization");
   t.algorithm = j.at("algorithm").get<std::string>();
+  t.buckets = j.at("buckets").get<int>();
 }
 
 }  // namespace compopt::sim

@@ -24,6 +24,9 @@ struct StageTiming {
   // The allreduce algorithm charged (allreduce_algorithm.h: "ring", "tree"; with overlap,
   // a bucket's), or the compressed scheme ("compressed-flat", "compressed-hierarchical").
   std::string algorithm;
+  // Collectives the stage's vector went out in: 1 after backward, else the buckets behind
+  // backward (step_simulator.h).
+  int buckets = 0;
   double allreduce_pct() const { return step_time_s > 0 ? 100.0 * comm_s / step_time_s : 0; }
 };
 

@@ -29,8 +29,6 @@ namespace compopt::sim {
 
 namespace {
 
-constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024;
-
 struct Stage {
   std::string name;
   CommScheme scheme = CommScheme::kRing;
@@ -375,11 +373,18 @@ std::vector<CommMeasure> simulate_collectives(const StepConfig& config,
   return out;
 }
 
-// DDP's bucket count: `buckets`, or 25 MB buckets of the `modeled`-element vector.
+// The bucket count of an overlapped stage: `buckets`, or the implementation's bucket size
+// over the `modeled`-element vector.
 int bucket_count(const StepConfig& config, double modeled) {
   if (config.buckets > 0) return config.buckets;
-  return std::max(
-      1, static_cast<int>(std::ceil(modeled * config.workload.wire_bytes() / kDdpBucketBytes)));
+  return default_bucket_count(implementation_profile(config.implementation), modeled,
+                              config.workload.wire_bytes());
+}
+
+// The overlap mode in force: StepConfig::overlap, or under auto the implementation's issue point.
+OverlapMode effective_overlap(const StepConfig& config) {
+  if (config.overlap != OverlapMode::kAuto) return config.overlap;
+  return implementation_profile(config.implementation).issue;
 }
 
 // Where each stage's collectives sit in a step's requests: its whole vector's, and for a
@@ -396,7 +401,7 @@ StepRequests step_requests(const StepConfig& config, const std::vector<Stage>& s
     const double elements = modeled * stage.vector_scale;
     out.whole.push_back(static_cast<int>(out.list.size()));
     out.list.push_back({&stage, elements, spans});
-    const bool overlap = overlaps_backward(config.overlap, stage.overlap);
+    const bool overlap = overlaps_backward(effective_overlap(config), stage.overlap);
     out.bucket.push_back(overlap ? static_cast<int>(out.list.size()) : -1);
     if (overlap) out.list.push_back({&stage, elements / bucket_count(config, elements), spans});
   }
@@ -406,9 +411,12 @@ StepRequests step_requests(const StepConfig& config, const std::vector<Stage>& s
 // The stage's communication not hidden behind backward when its vector goes out in identical
 // buckets of backward time beta/B and comm time c: bucket k's allreduce starts when both its
 // gradients and the previous allreduce are done, so max(c, B c - (B-1) beta/B) is exposed.
-// Without StepConfig::buckets, PyTorch DDP's 25 MB buckets or one bucket (bucket_cap_mb raised
-// to the whole vector: the allreduce after backward), whichever exposes less, as a tuned run
-// would set it. `phases` holds the whole collective's spans on entry.
+// beta is the backward of the last micro-batch only: with accumulation every implementation
+// synchronises once, after the last micro-batch (DDP's no_sync before it).
+// Without StepConfig::buckets, the implementation's buckets (DDP's 25 MB, DeepSpeed's 5e8
+// elements) or one bucket (the bucket size raised to the whole vector: the allreduce after
+// backward), whichever exposes less, as a tuned run would set it. `phases` holds the whole
+// collective's spans on entry.
 double bucketed_comm_s(int buckets, bool buckets_given, double whole_s, CommMeasure& bucket,
                        double backward_s, StagePhases& phases) {
   const double c = bucket.seconds;
@@ -430,18 +438,60 @@ void charge_per_step(const Stage& stage, StageTiming& t) {
   if (!stage.charge_note.empty()) t.algorithm += " (" + stage.charge_note + ")";
 }
 
+// The workload as the implementation runs it: its step traffic the profile's Adam step unless
+// the workload states its own.
+net::WorkloadSpec as_implemented(const net::WorkloadSpec& w, const ImplementationProfile& p) {
+  net::WorkloadSpec out = w;
+  if (!w.step_bytes_stated) out.step_bytes_per_param = p.adam_step_bytes_per_param;
+  return out;
+}
+
+// ZeRO-3 / FSDP: the weights all-gathered before forward, a ring all-gather of the parameters
+// (half a ring allreduce of them, as charged_stage charges an all-gather). The all-gather of
+// backward and the reduce-scatter of the gradients make up the stage's own allreduce.
+Stage parameter_gather_stage() {
+  Stage out;
+  out.name = "parameter_all_gather";
+  out.ring_only = true;
+  out.charge_scale = 0.5;
+  return out;
+}
+
+// ZeRO-2 / 3 reduce the gradients after every micro-batch: each micro-batch's backward hides
+// its own buckets as the last one does, so the step pays the exposed time and traffic
+// `grad_accum` times. Only the gradient's own collective (a stage bucketed behind backward in
+// the registry); a vector the optimizer step forms is sent once per step.
+void charge_every_micro_batch(int grad_accum, StageTiming& t) {
+  t.comm_s *= grad_accum;
+  t.bytes_per_gpu *= grad_accum;
+  t.inter_node_bytes *= grad_accum;
+}
+
+// Adds the forward all-gather of the weights to a row, exposed (not hidden behind forward),
+// once per micro-batch.
+void charge_parameter_gather(const CommMeasure& gather, const Stage& stage, int grad_accum,
+                             StageTiming& t) {
+  const double share = stage.charge_scale * grad_accum;
+  t.comm_s += gather.seconds * share;
+  t.bytes_per_gpu += gather.bytes_per_gpu * share;
+  t.inter_node_bytes += gather.inter_node_bytes * share;
+  t.algorithm += " + forward parameter all-gather (" + gather.algorithm + "; exposed)";
+}
+
 }  // namespace
 
 std::vector<std::string> step_optimizer_names() { return optimizer_registry().names(); }
 
 void check_step_optimizer(std::string_view optimizer) { optimizer_registry().get(optimizer); }
 
-std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<StagePhases>* phases) {
+namespace {
+
+// The checks simulate_step makes before simulating; throws InvalidArgument.
+void check_step_config(const StepConfig& config) {
   config.workload.validate();
   config.cluster.validate();
   choose_allreduce_algorithm(config.cluster.allreduce_algorithm, 0, config.cluster);
-  const int batch =
-      config.batch_per_gpu > 0 ? config.batch_per_gpu : config.workload.default_batch_per_gpu;
+  implementation_profile(config.implementation);
   if (config.batch_per_gpu < 0) {
     throw InvalidArgument(fmt::format("batch_per_gpu = {}, expected >= 1", config.batch_per_gpu));
   }
@@ -450,12 +500,46 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
   }
   if (config.buckets < 0)
     throw InvalidArgument(fmt::format("buckets = {}, expected >= 0", config.buckets));
-  const net::WorkloadSpec& w = config.workload;
+}
+
+// The row's communication: the whole collective, or for a stage overlapping backward its
+// buckets behind the last micro-batch's backward; sets the buckets used.
+void charge_comm(const StepConfig& config, const Stage& stage, double elements, CommMeasure& whole,
+                 CommMeasure* bucket, StageTiming& t, StagePhases& stage_phases) {
+  t.bytes_per_gpu = whole.bytes_per_gpu;
+  t.inter_node_bytes = whole.inter_node_bytes;
+  t.comm_s = whole.seconds;
+  t.algorithm = whole.algorithm;
+  t.buckets = 1;
+  if (bucket != nullptr) {
+    const double last_backward_s = t.backward_compute_s / config.grad_accum;
+    t.comm_s = bucketed_comm_s(bucket_count(config, elements), config.buckets > 0, whole.seconds,
+                               *bucket, last_backward_s, stage_phases);
+    t.buckets = stage_phases.buckets;
+    if (stage_phases.buckets > 1 || config.buckets > 0) t.algorithm = bucket->algorithm;
+  } else if (stage.overlap == StageOverlap::kBehindInnerSteps &&
+             config.overlap == OverlapMode::kAuto) {
+    const double inner_s = t.forward_s + t.backward_compute_s + t.step_s;
+    t.comm_s = std::max(0.0, t.comm_s - stage.overlap_steps * inner_s);
+  }
+}
+
+}  // namespace
+
+std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<StagePhases>* phases) {
+  check_step_config(config);
+  const ImplementationProfile& profile = implementation_profile(config.implementation);
+  const int batch =
+      config.batch_per_gpu > 0 ? config.batch_per_gpu : config.workload.default_batch_per_gpu;
+  const net::WorkloadSpec w = as_implemented(config.workload, profile);
   const double modeled = static_cast<double>(w.parameters);
   const net::ComputeTimes compute =
       net::compute_times(w, config.cluster.gpu, batch, config.grad_accum);
+  const double step_share = profile.sharded.optimizer ? 1.0 / config.cluster.gpus() : 1.0;
   const std::vector<Stage> stages = stages_of(config.optimizer, w, config.cluster.gpus());
-  const StepRequests requests = step_requests(config, stages, modeled, phases != nullptr);
+  StepRequests requests = step_requests(config, stages, modeled, phases != nullptr);
+  const Stage gather_stage = parameter_gather_stage();
+  if (profile.gathers_parameters) requests.list.push_back({&gather_stage, modeled, false});
   std::vector<CommMeasure> measured = simulate_collectives(config, requests.list);
   std::vector<StageTiming> rows;
   for (size_t i = 0; i < stages.size(); ++i) {
@@ -465,27 +549,19 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
     t.forward_s = compute.forward_s;
     t.backward_compute_s = compute.backward_s;
     t.compress_s = compute.compress_s * compression_scale(stage, config.cluster);
-    t.step_s = compute.step_s * stage.step_bytes_ratio;
+    t.step_s = compute.step_s * stage.step_bytes_ratio * step_share;
     t.compute_utilization = compute.utilization;
     StagePhases stage_phases;
     CommMeasure& whole = measured[static_cast<size_t>(requests.whole[i])];
     stage_phases.spans = std::move(whole.spans);
-    t.bytes_per_gpu = whole.bytes_per_gpu;
-    t.inter_node_bytes = whole.inter_node_bytes;
-    t.comm_s = whole.seconds;
-    t.algorithm = whole.algorithm;
-    if (requests.bucket[i] >= 0) {
-      CommMeasure& bucket = measured[static_cast<size_t>(requests.bucket[i])];
-      t.comm_s =
-          bucketed_comm_s(bucket_count(config, modeled * stage.vector_scale), config.buckets > 0,
-                          whole.seconds, bucket, t.backward_compute_s, stage_phases);
-      if (stage_phases.buckets > 1 || config.buckets > 0) t.algorithm = bucket.algorithm;
-    } else if (stage.overlap == StageOverlap::kBehindInnerSteps &&
-               config.overlap == OverlapMode::kAuto) {
-      const double inner_s = t.forward_s + t.backward_compute_s + t.step_s;
-      t.comm_s = std::max(0.0, t.comm_s - stage.overlap_steps * inner_s);
-    }
+    CommMeasure* bucket =
+        requests.bucket[i] >= 0 ? &measured[static_cast<size_t>(requests.bucket[i])] : nullptr;
+    charge_comm(config, stage, modeled * stage.vector_scale, whole, bucket, t, stage_phases);
     charge_per_step(stage, t);
+    if (profile.reduces_every_micro_batch && stage.overlap == StageOverlap::kBehindBackward)
+      charge_every_micro_batch(config.grad_accum, t);
+    if (profile.gathers_parameters)
+      charge_parameter_gather(measured.back(), gather_stage, config.grad_accum, t);
     t.step_time_s = t.forward_s + t.backward_compute_s + t.comm_s + t.compress_s + t.step_s;
     t.throughput_samples_s =
         static_cast<double>(config.cluster.gpus()) * batch * config.grad_accum / t.step_time_s;

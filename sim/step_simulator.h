@@ -21,6 +21,13 @@
 // overlaps backward (StepConfig::overlap with the stage's StageOverlap, overlap_mode.h)
 // sends its vector in `buckets`
 // equal buckets as the backward pass produces them (DDP-style); see docs/simulator.md.
+// The implementation profile (StepConfig::implementation) decides, where StepConfig leaves it
+// open, the issue point and bucket size; under gradient accumulation only the last
+// micro-batch's backward can hide an overlapped stage (every implementation synchronises once,
+// after the last micro-batch). It also sets the optimizer step's bytes per parameter (unless the
+// workload states its own), shards the step over the ranks when the optimizer state is sharded
+// and, for ZeRO-3 / FSDP, charges the forward all-gather of the weights (half a ring allreduce
+// of the parameters, exposed) on every row; docs/implementations.md.
 
 #include <string>
 #include <string_view>
@@ -28,6 +35,7 @@
 
 #include "net_models/cluster_spec.h"
 #include "net_models/workload.h"
+#include "sim/implementation_profile.h"
 #include "sim/overlap_mode.h"
 #include "sim/stage_timing.h"
 #include "sim/step_phases.h"
@@ -40,8 +48,11 @@ struct StepConfig {
   std::string optimizer = "adam";
   int batch_per_gpu = 0;  // 0: workload.default_batch_per_gpu
   int grad_accum = 1;
-  OverlapMode overlap = OverlapMode::kAuto;  // per stage, overlap_mode.h
-  int buckets = 0;  // overlapped stages only; 0: 25 MB buckets like PyTorch DDP
+  // The software the step runs on (implementation_profile.h): issue point, accumulation,
+  // bucket size, step kernel, sharding. A name or alias of the registry.
+  std::string implementation = kDefaultImplementation;
+  OverlapMode overlap = OverlapMode::kAuto;  // auto: the implementation's issue point
+  int buckets = 0;  // overlapped stages only; 0: the implementation's bucket size
   size_t proxy_min = 16384;
   // false: the ring and the compressed allreduces are timed by symmetry
   // where timed_by_rounds (round_timing.h) allows it, else run in full. true: every rank runs

@@ -186,7 +186,14 @@ json step_trace(const StepConfig& config, const std::vector<StageTiming>& timing
     for (size_t i = 0; i < timings.size(); ++i)
       t0 = add_stage(events, timings[i], phases[i], r, {r / cluster.gpus_per_node, 2 * r}, t0);
   }
-  for (const StageTiming& t : timings) stages.push_back(t.stage);
+  json charged = json::array();  // per stage: what its communication and compute were charged
+  for (const StageTiming& t : timings) {
+    stages.push_back(t.stage);
+    charged.push_back({{"stage", t.stage},
+                       {"buckets", t.buckets},
+                       {"algorithm", t.algorithm},
+                       {"compute_utilization", t.compute_utilization}});
+  }
   return {{"traceEvents", std::move(events)},
           {"displayTimeUnit", "ms"},
           {"otherData",
@@ -196,7 +203,9 @@ json step_trace(const StepConfig& config, const std::vector<StageTiming>& timing
             {"gpus_per_node", cluster.gpus_per_node},
             {"optimizer", config.optimizer},
             {"overlap", overlap_mode_name(config.overlap)},
+            {"implementation", config.implementation},
             {"stages", std::move(stages)},
+            {"charged", std::move(charged)},
             {"traced_ranks", ranks.size()}}}};
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "core/util/error.h"
@@ -34,6 +35,7 @@
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
 #include "sim/backend/sim_backend.h"
+#include "sim/implementation_profile.h"
 #include "sim/scenario.h"
 #include "sim/step_trace.h"
 
@@ -101,10 +103,38 @@ std::string write_trace(const Options& o, const sim::StepConfig& config,
 
 void print_breakdown(const sim::StageTiming& t) {
   fmt::print(
-      "{:<14} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f}  "
-      "{}\n",
+      "{:<14} {:>10.2f} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>7.1f}% {:>12.1f} "
+      "{:>7}  {}\n",
       t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * t.backward_compute_s, 1e3 * t.compress_s,
-      1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(), t.throughput_samples_s, t.algorithm);
+      1e3 * t.step_s, 1e3 * t.step_time_s, t.allreduce_pct(), t.throughput_samples_s, t.buckets,
+      t.algorithm);
+}
+
+// The implementation profile the step ran on, as the header states it.
+void print_implementation(const sim::StepConfig& c) {
+  const sim::ImplementationProfile& p = sim::implementation_profile(c.implementation);
+  fmt::print(
+      "implementation: {} ({}; accumulation: {}; Adam step {:.4g} B/param ({}); ZeRO stage {}; "
+      "{} attention, activation checkpointing {})\n",
+      p.name, p.issue_text, p.accumulation_text,
+      c.workload.step_bytes_stated ? c.workload.step_bytes_per_param : p.adam_step_bytes_per_param,
+      c.workload.step_bytes_stated ? "the workload's" : p.step_kernel_text, p.zero_stage,
+      sim::attention_kind_name(p.attention), p.activation_checkpointing ? "on" : "off");
+  fmt::print("  compressed allreduce: {}; sources: docs/implementations.md\n",
+             p.compressed_allreduce_text);
+}
+
+// Per stage name, its buckets and its algorithm, for run.json.
+nlohmann::json buckets_used(const std::vector<sim::StageTiming>& timings) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const sim::StageTiming& t : timings) out[t.stage] = t.buckets;
+  return out;
+}
+
+nlohmann::json algorithms(const std::vector<sim::StageTiming>& timings) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const sim::StageTiming& t : timings) out[t.stage] = t.algorithm;
+  return out;
 }
 
 // The low..high bounds of each stage and where the spread comes from.
@@ -183,11 +213,12 @@ void run_profile(const Options& o) {
         k.inter_node_gbps * k.inter_node_efficiency, k.inter_node_efficiency, config.optimizer,
         config.batch_per_gpu, config.grad_accum, overlap_note(config.overlap));
     fmt::print(
-        "{}\n{}\n\n", cluster_origin(k, o.scenario.cluster_spec.has_value()),
+        "{}\n{}\n", cluster_origin(k, o.scenario.cluster_spec.has_value()),
         net::compute_summary(config.workload, k.gpu, config.batch_per_gpu, config.grad_accum));
-    fmt::print("{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12}  {}\n", "stage",
-               "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms", "AR %",
-               "samples/s", "algorithm");
+    print_implementation(config);
+    fmt::print("\n{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12} {:>7}  {}\n",
+               "stage", "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms",
+               "AR %", "samples/s", "buckets", "algorithm");
     const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
     for (const sim::StageTiming& t : timings) print_breakdown(t);
     print_bounds(timings, totals);
@@ -205,6 +236,10 @@ void run_profile(const Options& o) {
                           {"batch_per_gpu", config.batch_per_gpu},
                           {"grad_accum", config.grad_accum},
                           {"overlap", sim::overlap_mode_name(config.overlap)},
+                          {"implementation", config.implementation},
+                          {"buckets_used", buckets_used(timings)},
+                          {"algorithm", algorithms(timings)},
+                          {"compute_utilization", timings.front().compute_utilization},
                           {"platform_file", o.scenario.platform_file},
                           {"config_file", o.config},
                           {"sets", o.sets},  // the --set keys as given: workload, cluster, training
@@ -298,8 +333,8 @@ void add_scenario_flags(CLI::App& cmd, Options& o) {
   // the word after it as its value (a positional too, refused by the check), so write
   // --overlap=on or put it after the positional.
   cmd.add_flag("--overlap{on}", o.overlap,
-               "auto: each stage overlaps backward (DDP-style buckets) as its optimizer's "
-               "implementation does (docs/optimizers.md); on (bare --overlap): every stage; off: "
+               "auto: each stage overlaps backward (bucketed) as --implementation issues it "
+               "(docs/implementations.md); on (bare --overlap): every stage; off: "
                "none. A bare --overlap takes the word after it as its value: before a "
                "positional, write --overlap=on")
       ->expected(0, 1)
@@ -307,7 +342,11 @@ void add_scenario_flags(CLI::App& cmd, Options& o) {
       ->check(overlap_mode_check())
       ->capture_default_str();
   cmd.add_option("--buckets", o.scenario.buckets,
-                 "buckets of an overlapped stage (0 = 25 MB buckets)");
+                 "buckets of an overlapped stage (0 = the implementation's bucket size)");
+  cmd.add_option("--implementation", o.scenario.implementation,
+                 "software the step runs on: " + sim::implementation_registry().expected() +
+                     " (docs/implementations.md)")
+      ->capture_default_str();
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ constexpr FlagKeys kFlagKeys[] = {
     {"--grad-accum", {"sweep.grad_accum"}},
     {"--overlap", {"sweep.overlap"}},
     {"--buckets", {"sweep.buckets"}},
+    {"--implementation", {"sweep.implementation"}},
 };
 
 // Removes from `root` the keys of the flags given, so the flags' values stand.

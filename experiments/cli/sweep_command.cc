@@ -31,6 +31,7 @@
 #include "net_models/cluster_presets.h"
 #include "net_models/workload.h"
 #include "sim/backend/sim_backend.h"
+#include "sim/implementation_profile.h"
 #include "sim/scenario.h"
 
 namespace compopt::cli {
@@ -39,6 +40,7 @@ namespace {
 struct Options {
   std::string config;
   std::vector<std::string> sets;
+  std::string implementation;  // --implementation: one more --set, applied last
   int jobs = 0;
   std::string out;
   bool overwrite = false;
@@ -117,8 +119,9 @@ constexpr size_t kOriginLines = 8;
 void run(const Options& o) {
   const SweepWorld world = sweep_world_from_env();
   check_sweep_world(world);
-  const SweepConfig config =
-      load_sweep_config(o.config, o.sets);  // all bad input fails here, exit 2
+  std::vector<std::string> sets = o.sets;
+  if (!o.implementation.empty()) sets.push_back("sweep.implementation=" + o.implementation);
+  const SweepConfig config = load_sweep_config(o.config, sets);  // all bad input fails here, exit 2
   const std::vector<sim::Scenario>& scenarios = config.scenarios;
   const std::vector<size_t> mine = scenarios_of_rank(scenarios.size(), world);
   const int jobs = jobs_per_rank(o.jobs, world);
@@ -184,6 +187,9 @@ void register_sweep_command(CLI::App& app) {
       net::workload_registry().help_lines(), net::cluster_registry().help_lines(),
       fmt::join(sim::step_optimizer_names(), ", ")));
   add_sensitivity_flag(*cmd, o->sensitivity);
+  cmd->add_option("--implementation", o->implementation,
+                  "the software of every scenario (as --set sweep.implementation=NAME): " +
+                      sim::implementation_registry().expected());
   add_overwrite_flag(*cmd, o->overwrite);
   cmd->callback([o] { run(*o); });
 }

@@ -4,15 +4,19 @@
 
 namespace compopt::cli::reproduce {
 
+// 1-bit Adam / LAMB ran on DeepSpeed's engine of the time; Birder on PyTorch DDP.
+constexpr const char* kDeepSpeed = "deepspeed-2020";
+constexpr const char* kDdp = "ddp";
+
 const std::vector<CompressionPair>& compression_pairs() {
   static const std::vector<CompressionPair> pairs = {
-      {"bert-large-seq128", "ethernet-v100-4", "adam", "onebit-adam"},
-      {"bert-large-seq128", "ethernet-v100-4", "lamb", "onebit-lamb"},
-      {"resnet152-imagenet", "ethernet-v100-4", "momentum-sgd", "onebit-adam"},
-      {"resnet50-imagenet", "ethernet-a100-8", "momentum-sgd", "onebit-adam"},
-      {"resnet50-imagenet", "ethernet-a100-8", "momentum-sgd", "birder"},
-      {"bert-base-squad", "ethernet-a100-8", "bertadam", "onebit-adam"},
-      {"bert-base-squad", "ethernet-a100-8", "bertadam", "birder"},
+      {"bert-large-seq128", "ethernet-v100-4", "adam", "onebit-adam", kDeepSpeed},
+      {"bert-large-seq128", "ethernet-v100-4", "lamb", "onebit-lamb", kDeepSpeed},
+      {"resnet152-imagenet", "ethernet-v100-4", "momentum-sgd", "onebit-adam", kDeepSpeed},
+      {"resnet50-imagenet", "ethernet-a100-8", "momentum-sgd", "onebit-adam", kDdp},
+      {"resnet50-imagenet", "ethernet-a100-8", "momentum-sgd", "birder", kDdp},
+      {"bert-base-squad", "ethernet-a100-8", "bertadam", "onebit-adam", kDdp},
+      {"bert-base-squad", "ethernet-a100-8", "bertadam", "birder", kDdp},
   };
   return pairs;
 }
@@ -23,6 +27,7 @@ sim::Scenario pair_scenario(const CompressionPair& pair, const std::string& opti
   s.workload = pair.workload;
   s.cluster = pair.cluster;
   s.optimizer = optimizer;
+  s.implementation = pair.implementation;
   s.gpus = gpus;
   s.inter_node_gbps =
       effective_inter_node_gbps / net::cluster_preset(pair.cluster).inter_node_efficiency;

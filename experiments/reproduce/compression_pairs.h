@@ -1,7 +1,7 @@
 #pragma once
 // The (workload, baseline, compressed optimizer) pairs that the bandwidth
 // sweep and the break-even search compare, each on the cluster of the paper
-// that measured it (only its inter-node bandwidth varies), and the scenario of
+// that measured it (only its inter-node bandwidth varies) and on its software, and the scenario of
 // one side of a pair at a given GPU count and EFFECTIVE inter-node bandwidth:
 // what collectives achieve (iperf-like), i.e. the preset's nominal NIC rate
 // times its calibrated efficiency (docs/calibration.md).
@@ -15,6 +15,7 @@ namespace compopt::cli::reproduce {
 
 struct CompressionPair {
   std::string workload, cluster, baseline, optimizer;
+  std::string implementation;  // the paper's software (sim/implementation_profile.h)
 };
 
 const std::vector<CompressionPair>& compression_pairs();

@@ -42,7 +42,7 @@ std::vector<sim::Scenario> profile_scenarios(const std::vector<net::ProfileRow>&
       s.batch_per_gpu = row.batch_per_gpu;
       s.grad_accum = row.grad_accum;
       s.optimizer = optimizer;
-      s.overlap = sim::OverlapMode::kOff;  // DeepSpeed's engine allreduces after backward
+      s.implementation = "deepspeed-2020";  // the engine the paper profiled (after backward)
       scenarios.push_back(s);
     }
   return scenarios;

@@ -29,22 +29,36 @@ struct Comparison {
   std::string name, workload, cluster;
   std::vector<std::string> optimizers;
   int batch_per_gpu;
+  // The paper's software: 1-bit Adam / LAMB on DeepSpeed's engine, Birder on PyTorch DDP.
+  std::string implementation;
 };
 
 const std::vector<Comparison>& comparisons() {
   static const std::vector<Comparison> list = {
-      {"adam_onebit_adam", "bert-large-seq128", "ethernet-v100-4", {"adam", "onebit-adam"}, 16},
-      {"lamb_onebit_lamb", "bert-large-seq128", "ethernet-v100-4", {"lamb", "onebit-lamb"}, 16},
+      {"adam_onebit_adam",
+       "bert-large-seq128",
+       "ethernet-v100-4",
+       {"adam", "onebit-adam"},
+       16,
+       "deepspeed-2020"},
+      {"lamb_onebit_lamb",
+       "bert-large-seq128",
+       "ethernet-v100-4",
+       {"lamb", "onebit-lamb"},
+       16,
+       "deepspeed-2020"},
       {"birder_resnet50",
        "resnet50-imagenet",
        "ethernet-a100-8",
        {"momentum-sgd", "onebit-adam", "birder"},
-       32},
+       32,
+       "ddp"},
       {"birder_bert_base",
        "bert-base-squad",
        "ethernet-a100-8",
        {"bertadam", "onebit-adam", "birder"},
-       3},
+       3,
+       "ddp"},
   };
   return list;
 }
@@ -91,6 +105,7 @@ sim::Scenario scenario_of(const Point& p) {
   s.workload = p.comparison->workload;
   s.cluster = p.comparison->cluster;
   s.optimizer = p.optimizer;
+  s.implementation = p.comparison->implementation;
   s.gpus = p.gpus;
   s.batch_per_gpu = p.batch;
   return s;

@@ -32,7 +32,7 @@ const std::map<std::string, std::set<std::string>> kKeys = {
     {"cluster", cluster_config_keys()},
     {"sweep",
      {"optimizers", "gpus", "gpus_per_node", "nics_per_node", "inter_node_gbps", "batch_per_gpu",
-      "grad_accum", "topology", "overlap", "buckets"}},
+      "grad_accum", "topology", "overlap", "buckets", "implementation"}},
     {"training", training_config_keys()},
 };
 
@@ -218,6 +218,8 @@ std::vector<Axis> axes_of(const toml::table& root, const sim::Scenario& base) {
                        [&](S& s, int64_t v) { s.grad_accum = to_int(v); }),
       axis_of<std::string>(root, "topology", base.topology,
                            [](S& s, const std::string& v) { s.topology = v; }),
+      axis_of<std::string>(root, "implementation", base.implementation,
+                           [](S& s, const std::string& v) { s.implementation = v; }),
   };
 }
 

@@ -11,8 +11,8 @@
 //                              (cluster_table.h): gpu, gpus_per_node (0 = the preset's; alias
 //                              ranks_per_node), platform (a SimGrid platform XML instead), ...
 //   [sweep]    optimizers, gpus, gpus_per_node, inter_node_gbps, batch_per_gpu, grad_accum,
-//              topology: one value or an array (the grid is their product); overlap (bool),
-//              buckets (integer >= 0)
+//              topology, implementation (sim/implementation_profile.h, default ddp): one value
+//              or an array (the grid is their product); overlap (bool), buckets (integer >= 0)
 //   [training] whole-run inputs (training_table.h): total steps, warmup, targets
 
 #include <toml++/toml.h>

@@ -31,10 +31,11 @@ const std::vector<GroupField>& group_fields() {
       {"batch", [](const SweepRow& r) { return fmt::format("{}", r.batch_per_gpu); }},
       {"accum", [](const SweepRow& r) { return fmt::format("{}", r.grad_accum); }},
       {"overlap", [](const SweepRow& r) { return r.overlap; }},
-      {"buckets",  // not with overlap off: the step simulator ignores them then
+      {"implementation", [](const SweepRow& r) { return r.implementation; }},
+      {"buckets given",  // the buckets used are in the header's per-optimizer notes
        [](const SweepRow& r) {
-         if (r.overlap == "off") return std::string();
-         return r.buckets > 0 ? fmt::format("{}", r.buckets) : std::string("25MB");
+         if (r.overlap == "off" || r.buckets == 0) return std::string();
+         return fmt::format("{}", r.buckets);
        }},
   };
   return fields;
@@ -46,9 +47,17 @@ struct Group {
   std::map<std::string, std::pair<double, double>> bounds_s;  // optimizer -> its low, high
 };
 
+// What a stage's rows were charged: the algorithms (distinct, in row order) and the fewest and
+// most buckets used.
+struct Charge {
+  std::vector<std::string> algorithms;
+  int min_buckets = 0, max_buckets = 0;
+};
+
 struct Optimizer {
   std::string name;
-  std::vector<std::string> stages;  // distinct, in row order
+  std::vector<std::string> stages;       // distinct, in row order
+  std::map<std::string, Charge> charge;  // by stage
 };
 
 struct Summary {
@@ -57,6 +66,7 @@ struct Summary {
   std::string training_baseline;      // the [training] baseline, or empty
   // speedup_baseline of each optimizer.
   std::map<std::string, std::string> baseline;
+  double min_utilization = 1, max_utilization = 0;  // compute utilisation over the rows
 };
 
 std::vector<std::string> key_of(const SweepRow& row) {
@@ -68,7 +78,25 @@ std::vector<std::string> key_of(const SweepRow& row) {
 Optimizer& optimizer_named(std::vector<Optimizer>& optimizers, const std::string& name) {
   for (Optimizer& o : optimizers)
     if (o.name == name) return o;
-  return optimizers.emplace_back(Optimizer{name, {}});
+  return optimizers.emplace_back(Optimizer{name, {}, {}});
+}
+
+void note_charge(Optimizer& o, const SweepRow& row) {
+  Charge& c = o.charge[row.stage];
+  if (std::find(c.algorithms.begin(), c.algorithms.end(), row.algorithm) == c.algorithms.end())
+    c.algorithms.push_back(row.algorithm);
+  c.min_buckets = c.min_buckets == 0 ? row.buckets_used : std::min(c.min_buckets, row.buckets_used);
+  c.max_buckets = std::max(c.max_buckets, row.buckets_used);
+}
+
+// "adam: ring, 1 bucket" of the optimizer's last stage (the steady state the table shows).
+std::string charge_note(const Optimizer& o) {
+  const Charge& c = o.charge.at(o.stages.back());
+  const std::string buckets = c.min_buckets == c.max_buckets
+                                  ? fmt::format("{}", c.min_buckets)
+                                  : fmt::format("{}-{}", c.min_buckets, c.max_buckets);
+  return fmt::format("{}: {}, {} bucket{}", o.name, fmt::join(c.algorithms, " / "), buckets,
+                     c.max_buckets == 1 ? "" : "s");
 }
 
 Summary summarize(const std::vector<SweepRow>& rows, const std::string& training_baseline) {
@@ -84,6 +112,9 @@ Summary summarize(const std::vector<SweepRow>& rows, const std::string& training
     Optimizer& o = optimizer_named(s.optimizers, row.optimizer);
     if (std::find(o.stages.begin(), o.stages.end(), row.stage) == o.stages.end())
       o.stages.push_back(row.stage);
+    note_charge(o, row);
+    s.min_utilization = std::min(s.min_utilization, row.compute_utilization);
+    s.max_utilization = std::max(s.max_utilization, row.compute_utilization);
   }
   for (const Optimizer& o : s.optimizers)
     s.baseline[o.name] = speedup_baseline(o.name, training_baseline);
@@ -174,12 +205,21 @@ std::string header(const Summary& s, const std::vector<size_t>& varying) {
       fixed.push_back(fmt::format("{} {}", group_fields()[f].label, value));
   }
   if (!fixed.empty()) fixed.front() = "same in all rows: " + fixed.front();
+  std::vector<std::string> charges;
+  for (const Optimizer& o : s.optimizers) charges.push_back(charge_note(o));
+  charges.front() = "charged: " + charges.front();
+  const std::string utilization =
+      s.min_utilization == s.max_utilization
+          ? fmt::format("{:.1f}%", 100 * s.min_utilization)
+          : fmt::format("{:.1f}-{:.1f}%", 100 * s.min_utilization, 100 * s.max_utilization);
+  charges.push_back("compute utilisation " + utilization);
   std::vector<std::string> notes = {"ms per step (speedup in parentheses)"};
   if (has_bounds(s)) notes.emplace_back("[low..high]: ms at the cluster's bandwidth spread");
   for (const Optimizer& o : s.optimizers)
     if (o.stages.size() > 1)
       notes.push_back(fmt::format("{}: {} stage (steady state)", o.name, o.stages.back()));
-  return (fixed.empty() ? "" : wrapped(fixed, ", ")) + wrapped(notes, "; ") + against_line(s);
+  return (fixed.empty() ? "" : wrapped(fixed, ", ")) + wrapped(charges, "; ") +
+         wrapped(notes, "; ") + against_line(s);
 }
 
 std::string optimizer_cell(const Group& g, const Summary& s, const Optimizer& o) {
@@ -226,8 +266,12 @@ SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing
           .grad_accum = config.grad_accum,
           .overlap = sim::overlap_mode_name(config.overlap),
           .buckets = config.buckets,
+          .implementation = config.implementation,
           .optimizer = config.optimizer,
           .stage = timing.stage,
+          .buckets_used = timing.buckets,
+          .algorithm = timing.algorithm,
+          .compute_utilization = timing.compute_utilization,
           .step_time_s = timing.step_time_s,
           .step_time_low_s = bounds.step_time_low_s,
           .step_time_high_s = bounds.step_time_high_s};

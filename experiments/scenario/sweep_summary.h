@@ -30,8 +30,12 @@ struct SweepRow {
   double inter_node_gbps = 0;
   int batch_per_gpu = 0, grad_accum = 1;
   std::string overlap = "auto";
-  int buckets = 0;
+  int buckets = 0;  // as configured; 0: the implementation's bucket size
+  std::string implementation = "ddp";
   std::string optimizer, stage;
+  int buckets_used = 0;  // what the step simulator used (sim::StageTiming::buckets)
+  std::string algorithm = {};
+  double compute_utilization = 0;
   double step_time_s = 0;
   // Bounds at the cluster's bandwidth spread (sim/step_spread.h); 0: not simulated, no range.
   double step_time_low_s = 0, step_time_high_s = 0;

@@ -71,6 +71,7 @@ const std::vector<ScalarKey>& scalar_keys() {
       {"step_bytes_per_param",
        [](WorkloadSpec& w, const toml::node& n, const std::string& k) {
          w.step_bytes_per_param = number_of(n, k);
+         w.step_bytes_stated = true;
        }},
       {"compress_bytes_per_element",
        [](WorkloadSpec& w, const toml::node& n, const std::string& k) {

@@ -38,9 +38,11 @@ def simulate(workload, cluster, optimizer="adam", gpus=0, *, training=None, sens
     the keys of the ``[workload]`` / ``[cluster]`` table (docs/whatif.md), or the path of a
     TOML file holding that table. training: the ``[training]`` table as a dict. options: the
     flags of ``compopt profile`` with underscores: gpus_per_node, inter_node_gbps, topology,
-    gpu, platform, batch_per_gpu, grad_accum, overlap ("auto", "on", "off"), buckets.
+    gpu, platform, batch_per_gpu, grad_accum, overlap ("auto", "on", "off"), buckets,
+    implementation ("ddp", "deepspeed-2020", "zero-1", "zero-2", "zero-3"; docs/implementations.md).
 
-    Returns profile.csv as a DataFrame: one row per optimizer stage. With sensitivity=True,
+    Returns profile.csv as a DataFrame: one row per optimizer stage, with the implementation,
+    the buckets used, the algorithm charged and the compute utilisation. With sensitivity=True,
     the analysis of ``compopt profile --sensitivity`` instead (sensitivity.csv: one row per
     uncertain input with the speedup over the optimizer's baseline at the low and the high end
     of its range; docs/whatif.md, "What the answer depends on"); an optimizer that is its own

@@ -69,6 +69,7 @@ const std::map<std::string, Setter>& option_setters() {
       {"batch_per_gpu", field_setter<int>(&S::batch_per_gpu, "an integer")},
       {"grad_accum", field_setter<int>(&S::grad_accum, "an integer")},
       {"buckets", field_setter<int>(&S::buckets, "an integer")},
+      {"implementation", field_setter<std::string>(&S::implementation, "a string")},
       {"overlap",
        [](S& s, const py::handle& v, const std::string& key) {
          s.overlap = sim::parse_overlap_mode(option_value<std::string>(v, key, "auto, on or off"));

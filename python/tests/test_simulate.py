@@ -64,6 +64,20 @@ def test_dicts_options_and_training_equal_the_cli_flags_and_sets(tmp_path):
     assert frame.loc[0, "total_steps"] == 1000 and frame.loc[0, "nics_per_node"] == 2
 
 
+def test_the_implementation_keyword_equals_the_cli_flag(tmp_path):
+    frame = compopt.simulate("bert-large-seq128", "ethernet-v100-4", "adam", 16, grad_accum=2,
+                             implementation="deepspeed")
+    expected = _cli_frame(tmp_path, ["profile", "--workload", "bert-large-seq128", "--cluster",
+                                     "ethernet-v100-4", "--optimizer", "adam", "--gpus", "16",
+                                     "--grad-accum", "2", "--implementation", "deepspeed-2020"],
+                          "profile.csv")
+    pd.testing.assert_frame_equal(frame, expected)
+    # The frame names the profile (canonical), the buckets used and what was charged.
+    assert frame.loc[0, "implementation"] == "deepspeed-2020"
+    assert frame.loc[0, "buckets_used"] == 1 and frame.loc[0, "algorithm"] in ("ring", "tree")
+    assert 0 < frame.loc[0, "compute_utilization"] < 1
+
+
 def test_a_workload_toml_file_equals_the_dict(tmp_path):
     path = tmp_path / "lm.toml"
     path.write_text(_LM_TOML)

@@ -142,6 +142,8 @@ expect "profile batch" "batch_per_gpu = -1" "${P[@]}" --batch-per-gpu -1
 expect "profile grad-accum" "grad_accum = 0" "${P[@]}" --grad-accum 0
 expect "profile buckets" "buckets = -1" "${P[@]}" --overlap --buckets -1
 expect "profile overlap unknown" "unknown overlap mode 'sideways'" "${P[@]}" --overlap=sideways
+expect "profile implementation" "unknown implementation 'megatron', expected one of ddp, deepspeed-2020, zero-1, zero-2, zero-3" \
+  "${P[@]}" --implementation megatron
 expect "profile platform" "$WORK/none.xml" "${P[@]}" --platform "$WORK/none.xml"
 expect "profile out is a file" "--out $RES/afile" profile --out "$RES/afile"
 expect "profile set without =" "--set 'workload.name': expected key=value" "${P[@]}" --set workload.name
@@ -205,6 +207,8 @@ expect "sweep allreduce algorithm" "allreduce_algorithm 'Ring'" "${S[@]}" \
 expect "sweep wrong type" "workload.name" "${S[@]}" --set workload.name=5
 expect "sweep buckets as text" "sweep.buckets" "${S[@]}" --set 'sweep.buckets="4"'
 expect "sweep buckets negative" "sweep.buckets = -1" "${S[@]}" --set sweep.buckets=-1
+expect "sweep implementation" "unknown implementation 'megatron'" "${S[@]}" --set sweep.implementation=megatron
+expect "sweep implementation flag" "unknown implementation 'fsdp2'" "${S[@]}" --implementation fsdp2
 expect "sweep overlap unknown" "unknown overlap mode 'maybe'" "${S[@]}" --set 'sweep.overlap="maybe"'
 expect "sweep gpus beyond int" "4294967312" "${S[@]}" --set sweep.gpus=[4294967312]
 expect "sweep gpus too many" "gpus = 2000000" "${S[@]}" --set sweep.gpus=[2000000]

@@ -49,6 +49,7 @@ StageTiming awkward_timing(double offset) {
   StageTiming t;
   t.stage = "compression";
   t.algorithm = "compressed-hierarchical";
+  t.buckets = 37;
   const auto fields = double_fields();
   for (size_t i = 0; i < fields.size(); ++i) t.*fields[i] = values[i];
   return t;
@@ -57,6 +58,7 @@ StageTiming awkward_timing(double offset) {
 void expect_bit_equal(const StageTiming& a, const StageTiming& b) {
   EXPECT_EQ(a.stage, b.stage);
   EXPECT_EQ(a.algorithm, b.algorithm);
+  EXPECT_EQ(a.buckets, b.buckets);
   for (double StageTiming::*field : double_fields()) {
     EXPECT_EQ(std::bit_cast<uint64_t>(a.*field), std::bit_cast<uint64_t>(b.*field))
         << a.*field << " came back as " << b.*field;
@@ -75,8 +77,9 @@ TEST(StageTimingJson, EveryFieldSurvivesBitExactly) {
 
 TEST(StageTimingJson, WritesOneKeyPerField) {
   const nlohmann::json j = awkward_timing(0.0);
-  EXPECT_EQ(j.size(), 12u);  // stage, algorithm and the ten doubles
+  EXPECT_EQ(j.size(), 13u);  // stage, algorithm, buckets and the ten doubles
   EXPECT_EQ(j.at("algorithm"), "compressed-hierarchical");
+  EXPECT_EQ(j.at("buckets"), 37);
   EXPECT_EQ(j.at("forward_s").get<double>(), 0.1);
 }
 

@@ -113,6 +113,15 @@ TEST(StepTrace, OnebitAdamStepIsValidTraceEventJsonMatchingTheRows) {
   const Traced t = trace_of({.optimizer = "onebit-adam", .gpus = 8, .overlap = OverlapMode::kOff});
   expect_trace_event_format(t.trace);
   ASSERT_EQ(t.rows.size(), 2u);  // warmup, compression
+  // The trace names the implementation profile and what each stage was charged.
+  EXPECT_EQ(t.trace["otherData"]["implementation"], "ddp");
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const json& charged = t.trace["otherData"]["charged"].at(i);
+    EXPECT_EQ(charged["stage"], t.rows[i].stage);
+    EXPECT_EQ(charged["buckets"], 1);  // overlap off: the whole vector after backward
+    EXPECT_EQ(charged["algorithm"], t.rows[i].algorithm);
+    EXPECT_DOUBLE_EQ(charged["compute_utilization"].get<double>(), t.rows[i].compute_utilization);
+  }
   const int per_node = t.config.cluster.gpus_per_node;
   const auto tracks = spans_by_track(t.trace);
   EXPECT_EQ(tracks.size(), 2u * 8);  // compute and comm of every rank

@@ -39,7 +39,8 @@ TEST(SpeedupBaseline, EveryDeclaredBaselineIsARegisteredBaseline) {
 // A sweep CSV with the columns the speedup reads: two groups (gpus 8 and 16).
 std::string sweep_csv(const std::string& rows) {
   return "workload,cluster,topology,nodes,gpus_per_node,gpus,inter_node_gbit_s,batch_per_gpu,"
-         "grad_accum,overlap,gpu,compute_precision,nics_per_node,rail_optimized,optimizer,stage,"
+         "grad_accum,overlap,implementation,gpu,compute_precision,nics_per_node,rail_optimized,"
+         "optimizer,stage,"
          "time_to_train_h\n" +
          rows;
 }
@@ -47,7 +48,7 @@ std::string sweep_csv(const std::string& rows) {
 std::string row(int gpus, const std::string& optimizer, const std::string& stage,
                 const std::string& hours) {
   return "w,c,star,2," + std::to_string(gpus / 2) + "," + std::to_string(gpus) +
-         ",40,16,1,0,V100,fp16,1,0," + optimizer + "," + stage + "," + hours + "\n";
+         ",40,16,1,0,ddp,V100,fp16,1,0," + optimizer + "," + stage + "," + hours + "\n";
 }
 
 // The last two cells of each data line: end_to_end_speedup and speedup_baseline.

@@ -25,6 +25,9 @@ SweepRow row(int gpus, const std::string& optimizer, const std::string& stage, d
           .buckets = 0,
           .optimizer = optimizer,
           .stage = stage,
+          .buckets_used = 1,
+          .algorithm = optimizer == "adam" ? "ring" : "compressed-flat",
+          .compute_utilization = 0.5,
           .step_time_s = step_s};
 }
 
@@ -64,7 +67,11 @@ TEST(SweepSummary, HeaderNamesTheBaselineTheSteadyStageAndTheFixedFields) {
   EXPECT_THAT(summary, HasSubstr("onebit-adam: compression stage (steady state)"));
   EXPECT_THAT(summary, HasSubstr("same in all rows: workload w, cluster c, topology star"));
   EXPECT_THAT(summary, HasSubstr("Gbit/s 40"));
-  EXPECT_THAT(summary, Not(HasSubstr("buckets")));  // meaningless without overlap
+  EXPECT_THAT(summary, Not(HasSubstr("buckets given")));  // meaningless without overlap
+  // What was charged, as used (not "25MB" when one bucket went out), and the utilisation.
+  EXPECT_THAT(summary, HasSubstr("charged: adam: ring, 1 bucket; onebit-adam: compressed-flat, "
+                                 "1 bucket;\n  birder: compressed-flat, 1 bucket; compute "
+                                 "utilisation 50.0%\n"));
   for (size_t start = 0; start < summary.size();) {
     const size_t end = summary.find('\n', start);
     EXPECT_LE(end - start, 100u) << summary.substr(start, end - start);
