@@ -82,6 +82,7 @@ std::string set_overlap(sim::StepConfig& c, InputEnd end) {
 
 std::string set_step_bytes(sim::StepConfig& c, InputEnd end) {
   c.workload.step_bytes_per_param = low(end) ? kFusedStepBytes : kUnfusedStepBytes;
+  c.workload.step_bytes_stated = true;  // else the implementation profile's figure replaces it
   return fmt::format("{:g} B/param", c.workload.step_bytes_per_param);
 }
 

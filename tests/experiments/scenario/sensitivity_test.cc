@@ -94,6 +94,22 @@ TEST(Sensitivity, EveryInputHasTwoDistinctEndsAndASource) {
   }
 }
 
+// The two ends of the step kernel reach the simulated step: Adam's optimizer step at 178 bytes
+// per parameter takes 178/28 of its time at 28 (the implementation profile does not override
+// a figure the input sets).
+TEST(Sensitivity, TheStepKernelsEndsChangeTheSimulatedStep) {
+  sim::Scenario s;
+  s.optimizer = "adam";
+  s.overlap = sim::OverlapMode::kOff;
+  const UncertainInput& kernel = uncertain_inputs()[input_index("optimizer step kernel")];
+  sim::StepConfig fused = sim::resolve_scenario(s), unfused = fused;
+  kernel.set(fused, InputEnd::kLow);
+  kernel.set(unfused, InputEnd::kHigh);
+  const double fused_s = sim::simulate_step(fused).front().step_s;
+  const double unfused_s = sim::simulate_step(unfused).front().step_s;
+  EXPECT_NEAR(unfused_s / fused_s, 178.0 / 28.0, 1e-9);
+}
+
 // Buckets alone turn the 1.10x of the scenario into 0.77x (1 s vs 0.77 s); its high end and
 // every other input leave 1.10x, except the step kernel at 1.25x.
 TEST(Sensitivity, OneInputThatFlipsTheVerdict) {
