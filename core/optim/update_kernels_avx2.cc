@@ -71,6 +71,14 @@ COMPOPT_AVX2 void ema_square(float* v, const float* g, float beta, size_t n) {
 COMPOPT_AVX2 void apply_update(float* x, const float* u, float lr, float wd, size_t n) {
   const __m256 vlr = _mm256_set1_ps(lr), vwd = _mm256_set1_ps(wd);
   const size_t full = n / 8 * 8;
+  if (wd == 0.0f) {  // x -= lr*u, as the portable kernel
+    for (size_t j = 0; j < full; j += 8) {
+      const __m256 step = _mm256_mul_ps(vlr, _mm256_loadu_ps(u + j));
+      _mm256_storeu_ps(x + j, _mm256_sub_ps(_mm256_loadu_ps(x + j), step));
+    }
+    tail().apply_update(x + full, u + full, lr, wd, n - full);
+    return;
+  }
   for (size_t j = 0; j < full; j += 8) {
     const __m256 xj = _mm256_loadu_ps(x + j);
     const __m256 step = _mm256_add_ps(_mm256_loadu_ps(u + j), _mm256_mul_ps(vwd, xj));

@@ -23,8 +23,10 @@ __device__ __forceinline__ size_t grid_stride() {
   return static_cast<size_t>(gridDim.x) * blockDim.x;
 }
 
-// apply_update: x - lr * (u + wd * x).
+// apply_update: x - lr * (u + wd * x), and x - lr * u without weight decay (as the CPU kernels:
+// a non-finite x stays itself).
 __device__ __forceinline__ float applied(float x, float u, float lr, float wd) {
+  if (wd == 0.0f) return __fsub_rn(x, __fmul_rn(lr, u));
   return __fsub_rn(x, __fmul_rn(lr, __fadd_rn(u, __fmul_rn(wd, x))));
 }
 

@@ -115,6 +115,13 @@ TEST(UpdateKernels, MomentsAndUpdatesMatchScalarLoops) {
         for (size_t j = 0; j < n; ++j) a[0][j] -= lr * (a[1][j] + wd * a[0][j]);
       });
   expect_same(
+      "apply_update without weight decay", 2,
+      [&](const UpdateKernels& k, auto& a, size_t n) { k.apply_update(a[0], a[1], lr, 0.0f, n); },
+      [&](auto& a, size_t n) {
+        // x -= lr*u: a non-finite x stays itself (0*x would make it NaN), as in torch's SGD.
+        for (size_t j = 0; j < n; ++j) a[0][j] -= lr * a[1][j];
+      });
+  expect_same(
       "add_scaled", 2,
       [&](const UpdateKernels& k, auto& a, size_t n) { k.add_scaled(a[0], a[1], wd, n); },
       [&](auto& a, size_t n) {
