@@ -186,7 +186,7 @@ std::vector<SensitivityPlan> sensitivity_plans(const Options& o, const sim::Step
       sensitivity_baseline(config.optimizer, o.scenario.training.baseline, "--sensitivity");
   const std::string label = fmt::format("{} on {} GPUs of {}", config.workload.name,
                                         config.cluster.gpus(), config.cluster.name);
-  const std::vector<SensitivityPlan> plans = {plan_sensitivity(config, baseline, label)};
+  std::vector<SensitivityPlan> plans = {plan_sensitivity(config, baseline, label)};
   check_simulation_memory(plan_scenarios(plans), parallel_jobs(0), "--gpus",
                           MemoryBudget::of_this_machine());
   return plans;

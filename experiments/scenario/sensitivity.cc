@@ -48,7 +48,7 @@ bool pays(double speedup) { return speedup > 1; }
 
 std::string sensitivity_baseline(const std::string& optimizer, const std::string& training_baseline,
                                  const std::string& option) {
-  const std::string baseline = speedup_baseline(optimizer, training_baseline);
+  std::string baseline = speedup_baseline(optimizer, training_baseline);
   if (baseline == optimizer) {
     throw InvalidArgument(fmt::format(
         "{}: optimizer {} is its own baseline, so it has no speedup to analyse; expected a "
