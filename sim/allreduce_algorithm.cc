@@ -63,6 +63,7 @@ Registry<AllreduceAlgorithm> make_registry() {
   ring.latency_s = nccl_ring_latency_s;
   ring.nccl_bandwidth = nccl_ring_bandwidth;
   ring.bandwidth_factor = unit_factor;
+  ring.lock_step_ring = true;
   AllreduceAlgorithm tree;
   tree.name = "tree";
   tree.help = "NCCL's double binary tree over nodes, a chain inside each node, pipelined";

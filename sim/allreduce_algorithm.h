@@ -29,6 +29,9 @@ struct AllreduceAlgorithm : RegistryEntry {
   // The simulated transfer time is divided by it: NCCL's share of the bandwidth its rounds
   // are simulated at.
   double (*bandwidth_factor)(const net::ClusterSpec& cluster) = nullptr;
+  // Whether its simulated time comes from 2(n-1) lock-step ring rounds that NCCL pipelines:
+  // the charge then takes the pipelined latency (ring_pipeline.h).
+  bool lock_step_ring = false;
   // Whether NCCL can run it on the cluster; nullptr: everywhere.
   bool (*runs_on)(const net::ClusterSpec& cluster) = nullptr;
   // Whether it runs on a user's platform XML. SimGrid 3.32 crashes loading an XML platform
