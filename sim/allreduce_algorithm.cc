@@ -91,6 +91,16 @@ void check_allreduce_algorithm(std::string_view choice) {
                                     kAutoAllreduceAlgorithm, registry.expected()));
 }
 
+std::vector<const AllreduceAlgorithm*> runnable_allreduce_algorithms(
+    const net::ClusterSpec& cluster) {
+  const bool file = !cluster.platform_file.empty();
+  std::vector<const AllreduceAlgorithm*> runnable;
+  for (const AllreduceAlgorithm& a : allreduce_algorithm_registry().entries())
+    if ((!file || a.on_platform_files) && (a.runs_on == nullptr || a.runs_on(cluster)))
+      runnable.push_back(&a);
+  return runnable;
+}
+
 double nccl_predicted_s(const AllreduceAlgorithm& a, double bytes,
                         const net::ClusterSpec& cluster) {
   return a.latency_s(bytes, cluster) + bytes / a.nccl_bandwidth(bytes, cluster);
@@ -116,11 +126,8 @@ const AllreduceAlgorithm& choose_allreduce_algorithm(std::string_view choice, do
     }
     return a;
   }
-  std::vector<const AllreduceAlgorithm*> runnable;
-  for (const AllreduceAlgorithm& a : registry.entries())
-    if ((!file || a.on_platform_files) && (a.runs_on == nullptr || a.runs_on(cluster)))
-      runnable.push_back(&a);
-  return allreduce_selection(cluster).choose(bytes, cluster, runnable);
+  return allreduce_selection(cluster).choose(bytes, cluster,
+                                             runnable_allreduce_algorithms(cluster));
 }
 
 }  // namespace compopt::sim

@@ -53,6 +53,11 @@ inline constexpr std::string_view kAutoAllreduceAlgorithm = "auto";
 // unless `choice` is "auto" or a registered name or alias.
 void check_allreduce_algorithm(std::string_view choice);
 
+// The registered algorithms that run on `cluster` (its platform file, runs_on), in registry
+// order: the ring first.
+std::vector<const AllreduceAlgorithm*> runnable_allreduce_algorithms(
+    const net::ClusterSpec& cluster);
+
 // NCCL's predicted time of `a` for `bytes` per GPU: latency + bytes / bandwidth.
 double nccl_predicted_s(const AllreduceAlgorithm& a, double bytes, const net::ClusterSpec& cluster);
 

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
@@ -28,9 +29,11 @@
 #include "net_models/cluster_xml.h"
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
+#include "sim/allreduce_algorithm.h"
 #include "sim/backend/sim_backend.h"
 #include "sim/scenario.h"
 #include "sim/step_trace.h"
+#include "sim/tuned_baseline.h"
 
 namespace compopt::cli {
 namespace {
@@ -112,6 +115,44 @@ void print_bounds(const std::vector<sim::StageTiming>& timings, const sim::Scena
   }
 }
 
+std::vector<std::string_view> algorithm_names(const net::ClusterSpec& cluster) {
+  std::vector<std::string_view> names;
+  for (const sim::AllreduceAlgorithm* a : sim::runnable_allreduce_algorithms(cluster))
+    names.push_back(a->name);
+  return names;
+}
+
+std::string describe_run(const sim::BaselineRun& r) {
+  const std::string buckets = r.buckets == 0   ? "25 MB buckets"
+                              : r.buckets == 1 ? "1 bucket"
+                                               : fmt::format("{} buckets", r.buckets);
+  return fmt::format("{} with {}: {:.2f} ms", r.algorithm, buckets, 1e3 * r.step_time_s);
+}
+
+// The uncompressed baseline as NCCL's default runs it and tuned (sim/tuned_baseline.h), a
+// warning where NCCL's choice is the slower algorithm, and the profiled optimizer's speedups
+// against both.
+void print_baseline(const sim::StepConfig& config, const sim::StageTiming& steady) {
+  const std::string& declared = optimizer_registry().get(config.optimizer).baseline;
+  sim::StepConfig baseline = config;
+  baseline.optimizer = declared.empty() ? config.optimizer : declared;
+  const sim::TunedBaseline t = sim::tune_baseline(baseline);
+  std::vector<std::string> buckets;  // 0: DDP's 25 MB
+  for (const int b : sim::kTunedBucketCounts)
+    buckets.push_back(b == 0 ? "25 MB" : std::to_string(b));
+  fmt::print("\nbaseline {}: NCCL default {} per step; tuned {} per step (tried {} x buckets {})\n",
+             baseline.optimizer, describe_run(t.nccl_default), describe_run(t.tuned),
+             fmt::join(algorithm_names(config.cluster), ", "), fmt::join(buckets, ", "));
+  if (t.default_slowdown() > 1.01) {
+    fmt::print("warning: NCCL default ({}) is {:.2f}x slower than {} here\n",
+               t.nccl_default.algorithm, t.default_slowdown(), t.other_algorithm.algorithm);
+  }
+  fmt::print(
+      "speedup of {}: {:.2f}x against the NCCL-default baseline, {:.2f}x against the tuned\n",
+      config.optimizer, t.nccl_default.step_time_s / steady.step_time_s,
+      t.tuned.step_time_s / steady.step_time_s);
+}
+
 // The [training] figures, when the config gives them, with their low..high bounds.
 void print_training(const sim::ScenarioTotals& totals) {
   const sim::TrainingTime& t = totals.training;
@@ -176,6 +217,7 @@ void run_profile(const Options& o) {
     const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
     for (const sim::StageTiming& t : timings) print_breakdown(t);
     print_bounds(timings, totals);
+    print_baseline(config, timings.back());
     print_training(totals);
     print_memory(config, totals.memory);
     dir.write_file("profile.csv", profile_csv(config, timings, totals));
