@@ -85,7 +85,7 @@ ClusterSpec infiniband_v100_preset() {
   infiniband_v100.intra_node_efficiency = 0.2828;
   infiniband_v100.inter_node_gbps = 100;
   infiniband_v100.inter_node_latency_s = 2e-6;
-  infiniband_v100.inter_node_efficiency = 0.3324;
+  infiniband_v100.inter_node_efficiency = 0.3323;
   infiniband_v100.nccl_version = "2.4";
   infiniband_v100.inter_node_transport = transport_profile("rdma");
   infiniband_v100.inter_node_spread_low = 0.954;
