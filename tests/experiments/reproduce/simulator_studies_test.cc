@@ -148,7 +148,9 @@ TEST_F(SimulatorStudies, BreakEvenIsInsideItsBracketAndAgreesWithTheSweep) {
     if (nccl == "found" || nccl == "algorithm_switch") {
       const double d = t.number(r, "nccl_default_break_even_effective_gbit_s");
       expect_sweep_crosses_at(sweep, t, r, d);
-      if (status == "found") EXPECT_LE(t.number(r, "break_even_effective_gbit_s"), 1.02 * d);
+      if (status == "found") {
+        EXPECT_LE(t.number(r, "break_even_effective_gbit_s"), 1.02 * d);
+      }
     }
     if (status != "found") continue;
     ++found;
