@@ -140,9 +140,11 @@ void print_baseline(const sim::StepConfig& config, const sim::StageTiming& stead
   std::vector<std::string> buckets;  // 0: DDP's 25 MB
   for (const int b : sim::kTunedBucketCounts)
     buckets.push_back(b == 0 ? "25 MB" : std::to_string(b));
-  fmt::print("\nbaseline {}: NCCL default {} per step; tuned {} per step (tried {} x buckets {})\n",
-             baseline.optimizer, describe_run(t.nccl_default), describe_run(t.tuned),
-             fmt::join(algorithm_names(config.cluster), ", "), fmt::join(buckets, ", "));
+  fmt::print(
+      "\nbaseline {}: NCCL default {} per step; tuned {} per step (searched {} at the default's "
+      "buckets, then buckets {} with the faster where backward overlaps)\n",
+      baseline.optimizer, describe_run(t.nccl_default), describe_run(t.tuned),
+      fmt::join(algorithm_names(config.cluster), ", "), fmt::join(buckets, ", "));
   if (t.default_slowdown() > 1.01) {
     fmt::print("warning: NCCL default ({}) is {:.2f}x slower than {} here\n",
                t.nccl_default.algorithm, t.default_slowdown(), t.other_algorithm.algorithm);

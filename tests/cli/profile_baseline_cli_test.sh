@@ -17,7 +17,7 @@ profile() {  # profile ARGS...: the output of a profile of BERT-Base on 2 nodes
 expect_exit 0 -- profile --optimizer bertadam
 own="$OUTPUT"
 expect_contains "baseline line" "baseline bertadam: NCCL default ring with 25 MB buckets:" "$own"
-expect_contains "tried" "(tried ring, tree x buckets 25 MB, 1, 4, 16, 64)" "$own"
+expect_contains "searched" "(searched ring, tree at the default's buckets, then buckets 25 MB, 1, 4, 16, 64 with" "$own"
 expect_contains "warning" "warning: NCCL default (ring) is " "$own"
 expect_contains "tree named" "slower than tree here" "$own"
 expect_contains "own speedup" "speedup of bertadam: 1.00x against the NCCL-default baseline" "$own"
