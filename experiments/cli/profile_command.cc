@@ -45,8 +45,9 @@ struct Options {
   std::vector<std::string> sets;
   std::string out;
   bool overwrite = false;
-  bool trace = false;      // --trace given
-  std::string trace_file;  // its value; empty: trace.json in the run directory
+  bool trace = false;          // --trace given
+  bool tune_baseline = false;  // --tune-baseline given
+  std::string trace_file;      // its value; empty: trace.json in the run directory
   std::string export_platform;
 };
 
@@ -129,10 +130,16 @@ std::string describe_run(const sim::BaselineRun& r) {
   return fmt::format("{} with {}: {:.2f} ms", r.algorithm, buckets, 1e3 * r.step_time_s);
 }
 
-// The uncompressed baseline as NCCL's default runs it and tuned (sim/tuned_baseline.h), a
-// warning where NCCL's choice is the slower algorithm, and the profiled optimizer's speedups
-// against both.
-void print_baseline(const sim::StepConfig& config, const sim::StageTiming& steady) {
+// With --tune-baseline: the uncompressed baseline as NCCL's default runs it and tuned
+// (sim/tuned_baseline.h), a warning where NCCL's choice is the slower algorithm, and the
+// profiled optimizer's speedups against both; without, a line saying how to get them.
+void print_baseline(const sim::StepConfig& config, const sim::StageTiming& steady, bool tune) {
+  if (!tune) {
+    fmt::print(
+        "\nbaseline: NCCL's default algorithm and buckets; --tune-baseline also runs the tuned "
+        "one and compares\n");
+    return;
+  }
   const std::string& declared = optimizer_registry().get(config.optimizer).baseline;
   sim::StepConfig baseline = config;
   baseline.optimizer = declared.empty() ? config.optimizer : declared;
@@ -219,7 +226,7 @@ void run_profile(const Options& o) {
     const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
     for (const sim::StageTiming& t : timings) print_breakdown(t);
     print_bounds(timings, totals);
-    print_baseline(config, timings.back());
+    print_baseline(config, timings.back(), o.tune_baseline);
     print_training(totals);
     print_memory(config, totals.memory);
     dir.write_file("profile.csv", profile_csv(config, timings, totals));
@@ -334,6 +341,10 @@ void add_scenario_flags(CLI::App& cmd, Options& o) {
       ->capture_default_str();
   cmd.add_option("--buckets", o.scenario.buckets,
                  "buckets of an overlapped stage (0 = 25 MB buckets)");
+  cmd.add_flag("--tune-baseline", o.tune_baseline,
+               "also run the uncompressed baseline tuned (each allreduce algorithm, then bucket "
+               "counts; 2 to 6 more simulations) and print speedups against NCCL's default and "
+               "the tuned baseline");
 }
 
 }  // namespace

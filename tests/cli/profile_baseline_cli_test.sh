@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `compopt profile`'s baseline lines (sim/tuned_baseline.h): on 2 nodes of 8 A100 with one
+# `compopt profile --tune-baseline`'s lines (sim/tuned_baseline.h): on 2 nodes of 8 A100 with one
 # 10 Gbit/s NIC, NCCL's model runs the ring where the tree moves half the bytes through each
 # NIC, so the NCCL-default baseline is the ring and the tuned one the tree, with a warning. The
 # default's step is the profile's own total; the tuned step is what a profile forced to the
@@ -14,7 +14,12 @@ profile() {  # profile ARGS...: the output of a profile of BERT-Base on 2 nodes
     --overwrite "$@" 2>&1
 }
 
+# Without --tune-baseline: one line saying the baseline is NCCL's default, no search.
 expect_exit 0 -- profile --optimizer bertadam
+expect_contains "hint" "baseline: NCCL's default algorithm and buckets; --tune-baseline also runs" "$OUTPUT"
+grep -qF "NCCL default ring" <<<"$OUTPUT" && fail "searched without --tune-baseline: $OUTPUT"
+
+expect_exit 0 -- profile --optimizer bertadam --tune-baseline
 own="$OUTPUT"
 expect_contains "baseline line" "baseline bertadam: NCCL default ring with 25 MB buckets:" "$own"
 expect_contains "searched" "(searched ring, tree at the default's buckets, then buckets 25 MB, 1, 4, 16, 64 with" "$own"
@@ -45,7 +50,7 @@ assert abs(tuned_speedup - tuned_ms / default_ms) < 0.006, (tuned_speedup, tuned
 PY
 
 # A compressed optimizer is compared with its registry baseline, adam.
-expect_exit 0 -- profile --optimizer onebit-adam
+expect_exit 0 -- profile --optimizer onebit-adam --tune-baseline
 expect_contains "registry baseline" "baseline adam: NCCL default ring" "$OUTPUT"
 expect_contains "speedups" "speedup of onebit-adam: " "$OUTPUT"
 
