@@ -32,16 +32,19 @@ RingHopLatency from_seconds(const net::ClusterSpec& cluster, const std::vector<d
 
 }  // namespace
 
-RingHopLatency ring_hop_latency(const net::ClusterSpec& cluster) {
-  const std::vector<ShiftRound> rounds = probe_rounds(cluster);
+RingHopLatency ring_hop_latency(const net::ClusterSpec& full) {
+  const std::vector<ShiftRound> rounds = probe_rounds(full);
   if (rounds.empty()) return {};
+  // A hop to the next node crosses the same links on two nodes as on many (a million-GPU
+  // platform would take minutes to build); a platform file is probed as it is.
+  const net::ClusterSpec cluster = full.platform_file.empty() ? mirror_cluster(full) : full;
   std::vector<double> seconds(rounds.size());
   if (collapsible(cluster)) {
     std::vector<RoundJob> jobs;
     for (const ShiftRound& r : rounds) jobs.push_back({{r}, WireMap(1.0)});
     const std::vector<CollapsedTiming> timed = simulate_collapsed(cluster, jobs);
     for (size_t k = 0; k < timed.size(); ++k) seconds[k] = timed[k].seconds;
-    return from_seconds(cluster, seconds);
+    return from_seconds(full, seconds);
   }
   run_sim({.cluster = cluster}, [&](Communicator& comm) {
     SimTransport::of(comm).set_wire_map(WireMap(1.0));
@@ -50,7 +53,7 @@ RingHopLatency ring_hop_latency(const net::ClusterSpec& cluster) {
       if (comm.rank() == 0) seconds[k] = s;  // the slowest rank's, the same on every rank
     }
   });
-  return from_seconds(cluster, seconds);
+  return from_seconds(full, seconds);
 }
 
 double pipelined_ring_s(double lock_step_s, const net::ClusterSpec& cluster,

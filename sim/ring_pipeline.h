@@ -21,8 +21,8 @@ struct RingHopLatency {
   double intra_node_s = 0;
 };
 
-// Simulated with 1-byte messages on `cluster` (a mirror of two nodes where the cluster
-// collapses, collapsed_rounds.h); 0 for a hop the cluster does not have.
+// Simulated with 1-byte messages on two of `cluster`'s nodes under one switch (mirror_cluster,
+// collapsed_rounds.h; a platform file as it is); 0 for a hop the cluster does not have.
 RingHopLatency ring_hop_latency(const net::ClusterSpec& cluster);
 
 // The pipelined ring's time from the lock-step rounds' `lock_step_s`:
