@@ -63,14 +63,14 @@ ClusterSpec ethernet_v100_preset() {
   ethernet_v100.intra_node_efficiency = 0.2702;
   ethernet_v100.inter_node_gbps = 40;
   ethernet_v100.inter_node_latency_s = 50e-6;
-  ethernet_v100.inter_node_efficiency = 0.1211;
+  ethernet_v100.inter_node_efficiency = 0.1208;
   ethernet_v100.intra_node_transport = transport_profile("pcie");
   ethernet_v100.inter_node_transport = transport_profile("tcp");
   ethernet_v100.nccl_version = "2.4";
-  ethernet_v100.inter_node_spread_low = 0.846;
-  ethernet_v100.inter_node_spread_high = 1.037;
+  ethernet_v100.inter_node_spread_low = 0.849;
+  ethernet_v100.inter_node_spread_high = 1.039;
   ethernet_v100.spread_source =
-      "low: the paper's iperf 4.1 Gbit/s / the fitted 4.844; high: Table 1 row 6 (2 nodes)";
+      "low: the paper's iperf 4.1 Gbit/s / the fitted 4.832; high: Table 1 row 6 (2 nodes)";
   return ethernet_v100;
 }
 
@@ -85,7 +85,7 @@ ClusterSpec infiniband_v100_preset() {
   infiniband_v100.intra_node_efficiency = 0.2828;
   infiniband_v100.inter_node_gbps = 100;
   infiniband_v100.inter_node_latency_s = 2e-6;
-  infiniband_v100.inter_node_efficiency = 0.3324;
+  infiniband_v100.inter_node_efficiency = 0.3323;
   infiniband_v100.nccl_version = "2.4";
   infiniband_v100.inter_node_transport = transport_profile("rdma");
   infiniband_v100.inter_node_spread_low = 0.954;

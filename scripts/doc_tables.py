@@ -176,6 +176,18 @@ def hierarchical(csv_dir):
                  ["---", "---:", "---:"])
 
 
+def _nccl_default(r):
+    """The break-even against NCCL's default algorithm choice, labelled where it is the
+    switch of that choice (status algorithm_switch) rather than a crossing."""
+    status = r["nccl_default_status"]
+    if status in ("found", "algorithm_switch"):
+        value = "%.3g" % float(r["nccl_default_break_even_effective_gbit_s"])
+        return value + (" (algorithm switch)" if status == "algorithm_switch" else "")
+    if status == "above_range":
+        return "> %g" % float(r["search_hi_effective_gbit_s"])
+    return "< %g" % float(r["search_lo_effective_gbit_s"])
+
+
 def break_even(csv_dir):
     speed = {}
     for r in rows(csv_dir, "bandwidth", "bandwidth.csv"):
@@ -185,7 +197,7 @@ def break_even(csv_dir):
     for r in rows(csv_dir, "break_even", "break_even.csv"):
         hi = float(r["search_hi_effective_gbit_s"])
         if r["status"] == "found":
-            value = "%.3g" % float(r["break_even_effective_gbit_s"])
+            value = "%.3g (%s)" % (float(r["break_even_effective_gbit_s"]), r["tuned_algorithm"])
             spread = "%.3g–%.3g" % (float(r["break_even_low_effective_gbit_s"]),
                                     float(r["break_even_high_effective_gbit_s"]))
         elif r["status"] == "above_range":
@@ -194,11 +206,13 @@ def break_even(csv_dir):
             value, spread = "< %g" % float(r["search_lo_effective_gbit_s"]), "—"
         at = [speed.get((r["workload"], r["optimizer"], r["baseline"], g)) for g in (100.0, hi)]
         body.append(["%s (%s GPUs)" % (workload(r["workload"]), r["gpus"]),
-                     "%s / %s" % (opt(r["optimizer"]), opt(r["baseline"])), value, spread] +
+                     "%s / %s" % (opt(r["optimizer"]), opt(r["baseline"])), value, spread,
+                     _nccl_default(r)] +
                     ["%.2f×" % s if s is not None else "—" for s in at])
-    return table(["workload", "pair", "break-even, Gbit/s", "at the bandwidth spread",
-                  "speedup at 100 Gbit/s", "at %g Gbit/s" % hi], body,
-                 ["---", "---", "---:", "---:", "---:", "---:"])
+    return table(["workload", "pair", "break-even vs tuned baseline, Gbit/s",
+                  "at the bandwidth spread", "vs NCCL's default", "speedup at 100 Gbit/s",
+                  "at %g Gbit/s" % hi], body,
+                 ["---", "---", "---:", "---:", "---:", "---:", "---:"])
 
 
 # The methods study is too slow for the golden comparison; its tables quote the runs committed

@@ -63,6 +63,7 @@ Registry<AllreduceAlgorithm> make_registry() {
   ring.latency_s = nccl_ring_latency_s;
   ring.nccl_bandwidth = nccl_ring_bandwidth;
   ring.bandwidth_factor = unit_factor;
+  ring.lock_step_ring = true;
   AllreduceAlgorithm tree;
   tree.name = "tree";
   tree.help = "NCCL's double binary tree over nodes, a chain inside each node, pipelined";
@@ -90,6 +91,16 @@ void check_allreduce_algorithm(std::string_view choice) {
                                     kAutoAllreduceAlgorithm, registry.expected()));
 }
 
+std::vector<const AllreduceAlgorithm*> runnable_allreduce_algorithms(
+    const net::ClusterSpec& cluster) {
+  const bool file = !cluster.platform_file.empty();
+  std::vector<const AllreduceAlgorithm*> runnable;
+  for (const AllreduceAlgorithm& a : allreduce_algorithm_registry().entries())
+    if ((!file || a.on_platform_files) && (a.runs_on == nullptr || a.runs_on(cluster)))
+      runnable.push_back(&a);
+  return runnable;
+}
+
 double nccl_predicted_s(const AllreduceAlgorithm& a, double bytes,
                         const net::ClusterSpec& cluster) {
   return a.latency_s(bytes, cluster) + bytes / a.nccl_bandwidth(bytes, cluster);
@@ -115,11 +126,8 @@ const AllreduceAlgorithm& choose_allreduce_algorithm(std::string_view choice, do
     }
     return a;
   }
-  std::vector<const AllreduceAlgorithm*> runnable;
-  for (const AllreduceAlgorithm& a : registry.entries())
-    if ((!file || a.on_platform_files) && (a.runs_on == nullptr || a.runs_on(cluster)))
-      runnable.push_back(&a);
-  return allreduce_selection(cluster).choose(bytes, cluster, runnable);
+  return allreduce_selection(cluster).choose(bytes, cluster,
+                                             runnable_allreduce_algorithms(cluster));
 }
 
 }  // namespace compopt::sim

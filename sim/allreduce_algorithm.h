@@ -29,6 +29,9 @@ struct AllreduceAlgorithm : RegistryEntry {
   // The simulated transfer time is divided by it: NCCL's share of the bandwidth its rounds
   // are simulated at.
   double (*bandwidth_factor)(const net::ClusterSpec& cluster) = nullptr;
+  // Whether its simulated time comes from 2(n-1) lock-step ring rounds that NCCL pipelines:
+  // the charge then takes the pipelined latency (ring_pipeline.h).
+  bool lock_step_ring = false;
   // Whether NCCL can run it on the cluster; nullptr: everywhere.
   bool (*runs_on)(const net::ClusterSpec& cluster) = nullptr;
   // Whether it runs on a user's platform XML. SimGrid 3.32 crashes loading an XML platform
@@ -49,6 +52,11 @@ inline constexpr std::string_view kAutoAllreduceAlgorithm = "auto";
 // Throws InvalidArgument ("allreduce_algorithm 'x': expected auto or one of ring, tree")
 // unless `choice` is "auto" or a registered name or alias.
 void check_allreduce_algorithm(std::string_view choice);
+
+// The registered algorithms that run on `cluster` (its platform file, runs_on), in registry
+// order: the ring first.
+std::vector<const AllreduceAlgorithm*> runnable_allreduce_algorithms(
+    const net::ClusterSpec& cluster);
 
 // NCCL's predicted time of `a` for `bytes` per GPU: latency + bytes / bandwidth.
 double nccl_predicted_s(const AllreduceAlgorithm& a, double bytes, const net::ClusterSpec& cluster);

@@ -23,6 +23,7 @@
 #include "sim/flow_rounds.h"
 #include "sim/overlap_mode.h"
 #include "sim/proxy_wire.h"
+#include "sim/ring_pipeline.h"
 #include "sim/round_timing.h"
 
 namespace compopt::sim {
@@ -285,8 +286,9 @@ void take_timing(const Timing& timed, bool spans, int gpus, CommMeasure& out) {
   if (spans) out.spans.assign(static_cast<size_t>(gpus), timed.spans);
 }
 
-// The uncompressed allreduce's charge (allreduce_algorithm.h): simulated transfer time over
-// the algorithm's bandwidth factor plus NCCL's protocol latency; phases stretch in
+// The uncompressed allreduce's charge (allreduce_algorithm.h): simulated transfer time (the
+// ring's pipelined, ring_pipeline.h) over the algorithm's bandwidth factor plus NCCL's
+// protocol latency; phases stretch in
 // proportion to fill it. Compressed schemes keep their simulated time.
 void charge_algorithm(const StepConfig& config, const CollectiveRequest& request,
                       const PreparedCollective& prepared, CommMeasure& m) {
@@ -298,7 +300,10 @@ void charge_algorithm(const StepConfig& config, const CollectiveRequest& request
   const AllreduceAlgorithm& a = *prepared.algorithm;
   const double bytes = request.modeled * config.workload.wire_bytes();
   const double simulated = m.seconds;
-  m.seconds = simulated / a.bandwidth_factor(config.cluster) + a.latency_s(bytes, config.cluster);
+  const double transfer = a.lock_step_ring ? pipelined_ring_s(simulated, config.cluster,
+                                                              ring_hop_latency(config.cluster))
+                                           : simulated;
+  m.seconds = transfer / a.bandwidth_factor(config.cluster) + a.latency_s(bytes, config.cluster);
   m.algorithm = a.name;
   const double stretch = simulated > 0 ? m.seconds / simulated : 1.0;
   for (std::vector<PhaseSpan>& rank_spans : m.spans) {

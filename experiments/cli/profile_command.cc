@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
@@ -34,10 +35,12 @@
 #include "net_models/compute_model.h"
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
+#include "sim/allreduce_algorithm.h"
 #include "sim/backend/sim_backend.h"
 #include "sim/implementation_profile.h"
 #include "sim/scenario.h"
 #include "sim/step_trace.h"
+#include "sim/tuned_baseline.h"
 
 namespace compopt::cli {
 namespace {
@@ -49,8 +52,9 @@ struct Options {
   std::vector<std::string> sets;
   std::string out;
   bool overwrite = false;
-  bool trace = false;      // --trace given
-  std::string trace_file;  // its value; empty: trace.json in the run directory
+  bool trace = false;          // --trace given
+  bool tune_baseline = false;  // --tune-baseline given
+  std::string trace_file;      // its value; empty: trace.json in the run directory
   std::string export_platform;
   bool sensitivity = false;  // --sensitivity
 };
@@ -148,6 +152,52 @@ void print_bounds(const std::vector<sim::StageTiming>& timings, const sim::Scena
   }
 }
 
+std::vector<std::string_view> algorithm_names(const net::ClusterSpec& cluster) {
+  std::vector<std::string_view> names;
+  for (const sim::AllreduceAlgorithm* a : sim::runnable_allreduce_algorithms(cluster))
+    names.push_back(a->name);
+  return names;
+}
+
+std::string describe_run(const sim::BaselineRun& r) {
+  const std::string buckets = r.buckets == 0   ? "25 MB buckets"
+                              : r.buckets == 1 ? "1 bucket"
+                                               : fmt::format("{} buckets", r.buckets);
+  return fmt::format("{} with {}: {:.2f} ms", r.algorithm, buckets, 1e3 * r.step_time_s);
+}
+
+// With --tune-baseline: the uncompressed baseline as NCCL's default runs it and tuned
+// (sim/tuned_baseline.h), a warning where NCCL's choice is the slower algorithm, and the
+// profiled optimizer's speedups against both; without, a line saying how to get them.
+void print_baseline(const sim::StepConfig& config, const sim::StageTiming& steady, bool tune) {
+  if (!tune) {
+    fmt::print(
+        "\nbaseline: NCCL's default algorithm and buckets; --tune-baseline also runs the tuned "
+        "one and compares\n");
+    return;
+  }
+  const std::string& declared = optimizer_registry().get(config.optimizer).baseline;
+  sim::StepConfig baseline = config;
+  baseline.optimizer = declared.empty() ? config.optimizer : declared;
+  const sim::TunedBaseline t = sim::tune_baseline(baseline);
+  std::vector<std::string> buckets;  // 0: DDP's 25 MB
+  for (const int b : sim::kTunedBucketCounts)
+    buckets.push_back(b == 0 ? "25 MB" : std::to_string(b));
+  fmt::print(
+      "\nbaseline {}: NCCL default {} per step; tuned {} per step (searched {} at the default's "
+      "buckets, then buckets {} with the faster where backward overlaps)\n",
+      baseline.optimizer, describe_run(t.nccl_default), describe_run(t.tuned),
+      fmt::join(algorithm_names(config.cluster), ", "), fmt::join(buckets, ", "));
+  if (t.default_slowdown() > 1.01) {
+    fmt::print("warning: NCCL default ({}) is {:.2f}x slower than {} here\n",
+               t.nccl_default.algorithm, t.default_slowdown(), t.other_algorithm.algorithm);
+  }
+  fmt::print(
+      "speedup of {}: {:.2f}x against the NCCL-default baseline, {:.2f}x against the tuned\n",
+      config.optimizer, t.nccl_default.step_time_s / steady.step_time_s,
+      t.tuned.step_time_s / steady.step_time_s);
+}
+
 // The [training] figures, when the config gives them, with their low..high bounds.
 void print_training(const sim::ScenarioTotals& totals) {
   const sim::TrainingTime& t = totals.training;
@@ -222,6 +272,7 @@ void run_profile(const Options& o) {
     const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
     for (const sim::StageTiming& t : timings) print_breakdown(t);
     print_bounds(timings, totals);
+    print_baseline(config, timings.back(), o.tune_baseline);
     print_training(totals);
     print_memory(config, totals.memory);
     dir.write_file("profile.csv", profile_csv(config, timings, totals));
@@ -347,6 +398,10 @@ void add_scenario_flags(CLI::App& cmd, Options& o) {
                  "software the step runs on: " + sim::implementation_registry().expected() +
                      " (docs/implementations.md)")
       ->capture_default_str();
+  cmd.add_flag("--tune-baseline", o.tune_baseline,
+               "also run the uncompressed baseline tuned (each allreduce algorithm, then bucket "
+               "counts; 2 to 6 more simulations) and print speedups against NCCL's default and "
+               "the tuned baseline");
 }
 
 }  // namespace

@@ -114,33 +114,49 @@ TEST_F(SimulatorStudies, BandwidthSweepStepTimesFallAsBandwidthGrows) {
   EXPECT_EQ(last.size(), 7u);
 }
 
+// The bandwidth sweep's curve of a pair (against NCCL's default) crosses 1 on the same side
+// of `b` as the NCCL-default break-even says.
+void expect_sweep_crosses_at(const CsvTable& sweep, const CsvTable& t, size_t r, double b) {
+  for (size_t s = 0; s < sweep.rows(); ++s) {
+    if (sweep.text(s, "workload") != t.text(r, "workload") ||
+        sweep.text(s, "optimizer") != t.text(r, "optimizer") ||
+        sweep.text(s, "baseline") != t.text(r, "baseline"))
+      continue;
+    const double gbps = sweep.number(s, "inter_node_effective_gbit_s");
+    if (gbps < 0.98 * b) {
+      EXPECT_GT(sweep.number(s, "speedup"), 1.0) << gbps;
+    }
+    if (gbps > 1.02 * b) {
+      EXPECT_LE(sweep.number(s, "speedup"), 1.0) << gbps;
+    }
+  }
+}
+
+// Against the tuned baseline (never slower than NCCL's default) compression pays less at every
+// bandwidth, so its break-even is no later than the NCCL-default one (to the 1% brackets).
 TEST_F(SimulatorStudies, BreakEvenIsInsideItsBracketAndAgreesWithTheSweep) {
   const CsvTable t = run("break_even", "break_even.csv");
   const CsvTable sweep = run("bandwidth", "bandwidth.csv");
   int found = 0;
   for (size_t r = 0; r < t.rows(); ++r) {
-    const std::string status = t.text(r, "status");
+    const std::string status = t.text(r, "status"), nccl = t.text(r, "nccl_default_status");
     EXPECT_TRUE(status == "found" || status == "above_range" || status == "below_range");
+    EXPECT_TRUE(nccl == "found" || nccl == "algorithm_switch" || nccl == "above_range" ||
+                nccl == "below_range");
+    EXPECT_TRUE(t.text(r, "tuned_algorithm") == "ring" || t.text(r, "tuned_algorithm") == "tree");
     EXPECT_GT(t.number(r, "speedup_at_lo"), 1.0);
+    if (nccl == "found" || nccl == "algorithm_switch") {
+      const double d = t.number(r, "nccl_default_break_even_effective_gbit_s");
+      expect_sweep_crosses_at(sweep, t, r, d);
+      if (status == "found") {
+        EXPECT_LE(t.number(r, "break_even_effective_gbit_s"), 1.02 * d);
+      }
+    }
     if (status != "found") continue;
     ++found;
     const double b = t.number(r, "break_even_effective_gbit_s");
     EXPECT_GT(b, t.number(r, "search_lo_effective_gbit_s"));
     EXPECT_LT(b, t.number(r, "search_hi_effective_gbit_s"));
-    // The sweep's curve of the same pair crosses 1 on the same side of b.
-    for (size_t s = 0; s < sweep.rows(); ++s) {
-      if (sweep.text(s, "workload") != t.text(r, "workload") ||
-          sweep.text(s, "optimizer") != t.text(r, "optimizer") ||
-          sweep.text(s, "baseline") != t.text(r, "baseline"))
-        continue;
-      const double gbps = sweep.number(s, "inter_node_effective_gbit_s");
-      if (gbps < 0.98 * b) {
-        EXPECT_GT(sweep.number(s, "speedup"), 1.0) << gbps;
-      }
-      if (gbps > 1.02 * b) {
-        EXPECT_LE(sweep.number(s, "speedup"), 1.0) << gbps;
-      }
-    }
   }
   EXPECT_GT(found, 0);
 }
