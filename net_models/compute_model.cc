@@ -37,6 +37,9 @@ ComputeTimes compute_times(const WorkloadSpec& workload, const GpuSpec& gpu, int
   } else {
     t.forward_s = grad_accum * pass_seconds(gpu, t.precision, forward_flops, workload.layers);
     t.backward_s = grad_accum * pass_seconds(gpu, t.precision, backward_flops, workload.layers);
+    // Full activation checkpointing runs each micro-batch's forward again inside backward.
+    t.recomputes_forward = workload.activation_checkpointing.value_or(false);
+    if (t.recomputes_forward) t.backward_s += t.forward_s;
   }
   const double hbm_bytes_per_s = gpu.hbm_gbps * 1e9;
   const auto parameters = static_cast<double>(workload.parameters);
@@ -81,11 +84,13 @@ std::string compute_summary(const WorkloadSpec& workload, const GpuSpec& gpu, in
         100 * times.utilization, gpu.name, precision, achieved_tflops);
   }
   return fmt::format(
-      "compute: model, {:.1f} GFLOP/sample in {} on {} at {:.1f}% of its peak ({:.0f} TFLOP/s); "
+      "compute: model, {:.1f} GFLOP/sample in {} on {} at {:.1f}% of its peak ({:.0f} TFLOP/s){}; "
       "utilisation up to {:.3g} with {:.3g} ms per layer and pass, from {}",
       (workload.forward_flops_per_sample + workload.backward_flops()) / 1e9, precision, gpu.name,
-      100 * times.utilization, achieved_tflops, times.curve.max_utilization,
-      times.curve.layer_overhead_s * 1e3, times.curve.source);
+      100 * times.utilization, achieved_tflops,
+      times.recomputes_forward ? ", backward recomputing the forward (activation checkpointing)"
+                               : "",
+      times.curve.max_utilization, times.curve.layer_overhead_s * 1e3, times.curve.source);
 }
 
 }  // namespace compopt::net

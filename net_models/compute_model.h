@@ -3,6 +3,8 @@
 // compression take on a GPU (docs/whatif.md, "Compute model").
 //
 //   forward  = accum x pass(b x forward FLOPs),  backward = accum x pass(b x backward FLOPs)
+//              (+ forward under full activation checkpointing: the forward runs again in
+//              backward, WorkloadSpec::activation_checkpointing)
 //   pass(W)  = layers x layer_overhead_s + W / (peak(precision) x max_utilization(precision))
 //   step     = parameters x step_bytes_per_param / HBM bandwidth
 //   compress = parameters x compress_bytes_per_element / HBM bandwidth
@@ -33,6 +35,7 @@ struct ComputeTimes {
   Precision precision = Precision::kFp32;  // the precision the passes run at on this GPU
   UtilizationCurve curve;                  // the GPU's curve at that precision
   bool measured = false;                   // the passes come from the workload's measurement
+  bool recomputes_forward = false;         // backward_s includes a second forward (checkpointing)
 };
 
 // Throws InvalidArgument for an invalid workload or GPU, a batch or accumulation below 1, or

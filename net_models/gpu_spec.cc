@@ -85,7 +85,7 @@ namespace {
 // Fits of docs/calibration.md ("Compute"): V100 on the 13 rows of 1-bit Adam's Table 1
 // (BERT-Large, fp16), A100 on Birder's single-node rows (ResNet-50 and BERT-Base, tf32).
 constexpr double kV100Utilization = 0.5539, kV100LayerOverhead = 0.8809e-3;
-constexpr double kA100Utilization = 0.1128, kA100LayerOverhead = 0.2347e-3;
+constexpr double kA100Utilization = 0.1123, kA100LayerOverhead = 0.2305e-3;
 constexpr const char* kV100Fit =
     "fitted: 1-bit Adam Table 1 (BERT-Large, fp16, on V100); no other V100 source, so fp32 "
     "takes it too";

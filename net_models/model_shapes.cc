@@ -42,6 +42,8 @@ ShapeTotals transformer_totals(const TransformerShape& s) {
                                  (s.lm_head ? 2.0 * seq * h * vocab : 0.0);
   const double heads = s.heads > 0 ? s.heads : std::max(1, s.hidden / kHeadWidth);
   out.activation_bytes_per_sample = layers * seq * h * (34.0 + 5.0 * heads * seq / h);
+  out.attention_score_bytes_per_sample = layers * 5.0 * heads * seq * seq;
+  out.layer_input_bytes_per_sample = layers * kActivationBytes * seq * h;
   return out;
 }
 

@@ -7,9 +7,14 @@
 //   CNN:         a list of convolutions and fully connected layers.
 // Forward FLOPs per sample count a multiply-add as 2 FLOPs.
 // Activations kept for the backward pass, per sample, at 2 bytes per value (16-bit):
-//   transformer: per block s*h*(34 + 5*a*s/h) bytes (Korthikanti et al. 2022, no recomputation;
-//                s sequence, h hidden, a attention heads), times the blocks;
-//   CNN:         each layer's output map (output^2 x out channels; a linear layer: out) x 2 B.
+//   transformer: per block s*h*(34 + 5*a*s/h) bytes (Korthikanti et al. 2022, "Reducing
+//                Activation Recomputation in Large Transformer Models", arXiv 2205.05198,
+//                no recomputation; s sequence, h hidden, a attention heads), times the blocks.
+//                Of that, 5*a*s^2 are the attention scores, softmax and dropout mask
+//                (attention_score_bytes, not kept by FlashAttention) and 2*s*h the block's input
+//                (layer_input_bytes, all that full activation checkpointing keeps);
+//   CNN:         each layer's output map (output^2 x out channels; a linear layer: out) x 2 B
+//                (its layer inputs are the previous outputs: checkpointing saves nothing here).
 
 #include <cstdint>
 #include <string_view>
@@ -38,7 +43,9 @@ struct ShapeTotals {
   int tensors = 0;  // weight and bias tensors (each is a gradient bucket entry)
   int layers = 0;   // layers that launch their own kernels
   double forward_flops_per_sample = 0;
-  double activation_bytes_per_sample = 0;  // at 2 bytes per value, see above
+  double activation_bytes_per_sample = 0;       // at 2 bytes per value, see above
+  double attention_score_bytes_per_sample = 0;  // the a*s^2 part of it
+  double layer_input_bytes_per_sample = 0;      // every layer's input (what checkpointing keeps)
 };
 
 // Throw InvalidArgument naming the first non-positive dimension.

@@ -17,6 +17,21 @@ int WorkloadSpec::wire_bytes() const { return precision_bytes(gradient_precision
 
 bool WorkloadSpec::measured() const { return measured_batch_per_gpu > 0; }
 
+void WorkloadSpec::set_activations(const ShapeTotals& totals) {
+  const double scale =
+      activation_bytes_at(ShapeTotals{.activation_bytes_per_sample = 1}, compute_precision);
+  activation_bytes_per_sample = totals.activation_bytes_per_sample * scale;
+  attention_score_bytes_per_sample = totals.attention_score_bytes_per_sample * scale;
+  layer_input_bytes_per_sample = totals.layer_input_bytes_per_sample * scale;
+}
+
+double WorkloadSpec::activation_bytes(AttentionKind kind, bool checkpointing) const {
+  const double kept = activation_bytes_per_sample -
+                      (kind == AttentionKind::kFlash ? attention_score_bytes_per_sample : 0.0);
+  if (!checkpointing || !(layer_input_bytes_per_sample > 0)) return kept;
+  return layer_input_bytes_per_sample + kept / layers;
+}
+
 namespace {
 
 // The measured times: none, or forward, backward and their batch all given; every time finite
@@ -68,7 +83,9 @@ void WorkloadSpec::validate() const {
         {backward_flops_per_sample, "backward_flops_per_sample"},
         {step_bytes_per_param, "step_bytes_per_param"},
         {compress_bytes_per_element, "compress_bytes_per_element"},
-        {activation_bytes_per_sample, "activation_bytes_per_sample"}}) {
+        {activation_bytes_per_sample, "activation_bytes_per_sample"},
+        {attention_score_bytes_per_sample, "attention_score_bytes_per_sample"},
+        {layer_input_bytes_per_sample, "layer_input_bytes_per_sample"}}) {
     if (!(value >= 0) || !std::isfinite(value) || value > 1e21) {
       throw InvalidArgument(fmt::format(
           "workload '{}': {} = {}, expected a finite value in 0..1e21", name, field, value));
@@ -79,6 +96,14 @@ void WorkloadSpec::validate() const {
         "workload '{}': forward_flops_per_sample = 0, expected > 0 (give the FLOPs or an "
         "architecture: [workload.transformer] or [[workload.layers]])",
         name));
+  }
+  if (attention_score_bytes_per_sample + layer_input_bytes_per_sample >
+      activation_bytes_per_sample) {
+    throw InvalidArgument(fmt::format(
+        "workload '{}': attention scores {} B + layer inputs {} B exceed the activations {} B "
+        "per sample, expected parts of them",
+        name, attention_score_bytes_per_sample, layer_input_bytes_per_sample,
+        activation_bytes_per_sample));
   }
   validate_measured(*this);
 }
@@ -92,8 +117,11 @@ namespace {
 constexpr double kAdamStepBytes = 67.27e-3 * 900e9 / 340e6;
 constexpr double kTransformerCompressBytes = 8e-3 * 2039e9 / 110e6;
 constexpr double kResnetCompressBytes = 15e-3 * 2039e9 / 25.6e6;
-// Momentum SGD in fp32 reads parameter, gradient and momentum and writes two of them.
-constexpr double kMomentumSgdStepBytes = 5 * 4;
+// torch.optim.SGD with momentum and weight decay, one kernel per operation (the ResNet runs of
+// both papers used it): d_p = g + wd p (read 8, write 4), buf *= momentum (4 + 4),
+// buf += d_p (8 + 4), p -= lr buf (8 + 4); the ddp profile's momentum-SGD kernel
+// (sim/implementation_profile.cc) counts the same.
+constexpr double kMomentumSgdStepBytes = 12 + 8 + 12 + 12;
 
 WorkloadEntry entry(std::vector<std::string> aliases, std::string help, WorkloadSpec spec) {
   WorkloadEntry e;
@@ -116,8 +144,8 @@ WorkloadSpec transformer(std::string name, const TransformerShape& shape, uint64
   w.tensors = tensors > 0 ? tensors : totals.tensors;
   w.layers = totals.layers;
   w.forward_flops_per_sample = totals.forward_flops_per_sample;
-  w.activation_bytes_per_sample = activation_bytes_at(totals, compute);
   w.compute_precision = compute;
+  w.set_activations(totals);
   w.gradient_precision = gradient;
   w.default_batch_per_gpu = batch;
   w.step_bytes_per_param = kAdamStepBytes;

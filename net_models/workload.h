@@ -10,11 +10,14 @@
 // from its totals; experiments/scenario/workload_table.h reads all three from a [workload] table.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/util/registry.h"
+#include "net_models/attention_kind.h"
+#include "net_models/model_shapes.h"
 #include "net_models/precision.h"
 
 namespace compopt::net {
@@ -39,8 +42,18 @@ struct WorkloadSpec {
   double compress_bytes_per_element = 148;
   // Activations a GPU keeps per sample of its micro-batch for the backward pass (bytes; 0: not
   // known). Architectures give it (model_shapes.h); [workload] activation_bytes_per_sample
-  // overrides it. Used by the memory estimate (sim/gpu_memory.h), not by step times.
+  // overrides it. Used by the memory estimate (sim/gpu_memory.h), not by step times. It counts
+  // unfused attention without recomputation; the two parts below (from the shape; 0 when only
+  // the total is known, which then stays as it is) are what FlashAttention and full activation
+  // checkpointing change (activation_bytes).
   double activation_bytes_per_sample = 0;
+  double attention_score_bytes_per_sample = 0;  // the a*s^2 scores, softmax and dropout mask
+  double layer_input_bytes_per_sample = 0;      // every transformer block's input, 2*s*h each
+  // The attention kind and full activation checkpointing; unset: the implementation profile's
+  // (sim/implementation_profile.h fills them in before a step is timed). Checkpointing also
+  // recomputes the forward pass in backward: the modelled backward pays one more forward.
+  std::optional<AttentionKind> attention;
+  std::optional<bool> activation_checkpointing;
   std::string source;  // where the figures come from
   // Compute measured on the user's GPU (0: none; compute_model.h): forward and backward of one
   // micro-batch of measured_batch_per_gpu samples, and the optimizer step (0: the model's), in
@@ -53,6 +66,12 @@ struct WorkloadSpec {
   bool measured() const;
   // Bytes per gradient value on the wire of the uncompressed baseline (2 or 4).
   int wire_bytes() const;
+  // The shape's three activation figures, stored in compute_precision.
+  void set_activations(const ShapeTotals& totals);
+  // Activation bytes per sample kept for backward: the total less the attention scores under
+  // `flash`; under checkpointing (a shape with layer inputs known) every block's input plus the
+  // activations of the one block being recomputed (layers equal blocks).
+  double activation_bytes(AttentionKind kind, bool checkpointing) const;
   // Throws InvalidArgument naming the first bad field.
   void validate() const;
 };

@@ -21,9 +21,11 @@ double error_feedback_fraction(const OptimizerEntry& entry, const net::ClusterSp
 }  // namespace
 
 GpuMemory estimate_gpu_memory(const StepConfig& config) {
-  const net::WorkloadSpec& w = config.workload;
+  const ImplementationProfile& profile = implementation_profile(config.implementation);
+  const net::WorkloadSpec w =
+      implemented_workload(config.workload, profile, config.optimizer).workload;
   const OptimizerEntry& entry = optimizer_registry().get(config.optimizer);
-  const ShardedState& sharded = implementation_profile(config.implementation).sharded;
+  const ShardedState& sharded = profile.sharded;
   const double n = static_cast<double>(w.parameters);
   const double world = config.cluster.gpus();
   auto share = [world](bool is_sharded) { return is_sharded ? 1.0 / world : 1.0; };
@@ -39,7 +41,8 @@ GpuMemory estimate_gpu_memory(const StepConfig& config) {
           share(sharded.optimizer) +
       error_feedback_fraction(entry, config.cluster);
   m.optimizer_bytes = n * kFp32Bytes * state_vectors;
-  m.activations_bytes = w.activation_bytes_per_sample * config.batch_per_gpu;
+  m.activations_bytes =
+      w.activation_bytes(*w.attention, *w.activation_checkpointing) * config.batch_per_gpu;
   m.gpu_bytes = config.cluster.gpu.hbm_gb * 1e9;
   return m;
 }

@@ -9,12 +9,15 @@
 //                and server buffer n/world; hierarchical, worker n/g and server n/world
 //                (n parameters, g GPUs per node), padding aside;
 //   activations  the workload's activation bytes per sample x the micro-batch (accumulation
-//                runs the micro-batches one after another).
+//                runs the micro-batches one after another), under the scenario's attention kind
+//                and activation checkpointing (WorkloadSpec::activation_bytes: FlashAttention
+//                drops the a*s^2 terms; full checkpointing keeps each block's input, 2*s*h,
+//                plus the one block being recomputed).
 // The implementation profile (implementation_profile.h) shards over the world's ranks what its
 // ZeRO stage shards (ZeRO paper: stage 1 the fp32 master copy and the optimizer state, stage 2
 // also the gradients, stage 3 also the compute-precision weights); error feedback stays whole.
-// Every profile assumes unfused attention without activation checkpointing, the workload's
-// activation figure as it stands.
+// The attention kind and checkpointing are the workload's where it sets them, else the
+// profile's (implemented_workload in implementation_profile.h).
 // Bytes are plain bytes; the CSV reports GB of 1e9 bytes like the GPU's hbm_gb.
 
 #include "sim/step_simulator.h"

@@ -14,11 +14,20 @@
 #include <vector>
 
 #include "core/util/registry.h"
+#include "net_models/attention_kind.h"
+#include "net_models/workload.h"
 #include "sim/overlap_mode.h"
 
 namespace compopt::sim {
 
-enum class AttentionKind { kUnfused, kFlash };
+using net::AttentionKind;
+
+// One optimizer step's kernels as a profile runs them: HBM bytes per parameter, counted from the
+// software's code or measured, and how.
+struct StepKernel {
+  double bytes_per_param = 0;
+  std::string text;
+};
 
 // Which model states a GPU keeps only 1/world of (the ZeRO stages).
 struct ShardedState {
@@ -37,10 +46,10 @@ struct ImplementationProfile : RegistryEntry {
   double bucket_bytes = 0;
   double bucket_elements = 0;
   std::string compressed_allreduce_text;  // the collectives a compressed allreduce is built from
-  // HBM bytes per parameter of an Adam step (the stage's step_bytes_ratio scales it for other
-  // optimizers) and how that figure is derived.
-  double adam_step_bytes_per_param = 0;
-  std::string step_kernel_text;
+  // The optimizer step's kernels per optimizer family (step_kernel below picks one): Adam's
+  // (every optimizer without a kernel of its own, scaled by its stage's step_bytes_ratio), LAMB's,
+  // momentum SGD's (torch.optim.SGD) and BertAdam's (pytorch-pretrained-bert).
+  StepKernel adam_step, lamb_step, momentum_sgd_step, bertadam_step;
   AttentionKind attention = AttentionKind::kUnfused;
   bool activation_checkpointing = false;
   int zero_stage = 0;
@@ -59,7 +68,29 @@ const Registry<ImplementationProfile>& implementation_registry();
 // expected one of ddp, ...") otherwise.
 const ImplementationProfile& implementation_profile(std::string_view name);
 std::vector<std::string> implementation_names();
-const char* attention_kind_name(AttentionKind kind);
+using net::attention_kind_name;
+
+// The step kernel a profile runs for `optimizer` (a registered name or alias), and the
+// step_bytes_ratio of the optimizer registry's stage it stands for: a stage is charged
+// bytes_per_param x its step_bytes_ratio / reference_ratio. Optimizers without a kernel of
+// their own take Adam's with reference 1.
+struct ChargedStepKernel {
+  StepKernel kernel;
+  double reference_ratio = 1;
+  std::string family;  // "adam", "lamb", "momentum-sgd" or "bertadam"
+};
+ChargedStepKernel step_kernel(const ImplementationProfile& profile, std::string_view optimizer);
+
+// The workload as `profile` runs `optimizer`: its step traffic the profile's kernel unless the
+// workload states its own (then reference 1: a stated figure is Adam's, as docs/whatif.md says),
+// and its attention kind and checkpointing the profile's where the workload leaves them unset.
+struct ImplementedWorkload {
+  net::WorkloadSpec workload;
+  double step_reference_ratio = 1;
+};
+ImplementedWorkload implemented_workload(const net::WorkloadSpec& workload,
+                                         const ImplementationProfile& profile,
+                                         std::string_view optimizer);
 
 // The profile's default bucket count for a vector of `elements` values of `wire_bytes` each.
 int default_bucket_count(const ImplementationProfile& profile, double elements, int wire_bytes);

@@ -443,14 +443,6 @@ void charge_per_step(const Stage& stage, StageTiming& t) {
   if (!stage.charge_note.empty()) t.algorithm += " (" + stage.charge_note + ")";
 }
 
-// The workload as the implementation runs it: its step traffic the profile's Adam step unless
-// the workload states its own.
-net::WorkloadSpec as_implemented(const net::WorkloadSpec& w, const ImplementationProfile& p) {
-  net::WorkloadSpec out = w;
-  if (!w.step_bytes_stated) out.step_bytes_per_param = p.adam_step_bytes_per_param;
-  return out;
-}
-
 // ZeRO-3 / FSDP: the weights all-gathered before forward, a ring all-gather of the parameters
 // (half a ring allreduce of them, as charged_stage charges an all-gather). The all-gather of
 // backward and the reduce-scatter of the gradients make up the stage's own allreduce.
@@ -536,7 +528,9 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
   const ImplementationProfile& profile = implementation_profile(config.implementation);
   const int batch =
       config.batch_per_gpu > 0 ? config.batch_per_gpu : config.workload.default_batch_per_gpu;
-  const net::WorkloadSpec w = as_implemented(config.workload, profile);
+  const ImplementedWorkload implemented =
+      implemented_workload(config.workload, profile, config.optimizer);
+  const net::WorkloadSpec& w = implemented.workload;
   const double modeled = static_cast<double>(w.parameters);
   const net::ComputeTimes compute =
       net::compute_times(w, config.cluster.gpu, batch, config.grad_accum);
@@ -554,7 +548,8 @@ std::vector<StageTiming> simulate_step(const StepConfig& config, std::vector<Sta
     t.forward_s = compute.forward_s;
     t.backward_compute_s = compute.backward_s;
     t.compress_s = compute.compress_s * compression_scale(stage, config.cluster);
-    t.step_s = compute.step_s * stage.step_bytes_ratio * step_share;
+    t.step_s =
+        compute.step_s * stage.step_bytes_ratio / implemented.step_reference_ratio * step_share;
     t.compute_utilization = compute.utilization;
     StagePhases stage_phases;
     CommMeasure& whole = measured[static_cast<size_t>(requests.whole[i])];

@@ -117,13 +117,15 @@ void print_breakdown(const sim::StageTiming& t) {
 // The implementation profile the step ran on, as the header states it.
 void print_implementation(const sim::StepConfig& c) {
   const sim::ImplementationProfile& p = sim::implementation_profile(c.implementation);
+  const net::WorkloadSpec w = sim::implemented_workload(c.workload, p, c.optimizer).workload;
+  const sim::ChargedStepKernel kernel = sim::step_kernel(p, c.optimizer);
   fmt::print(
-      "implementation: {} ({}; accumulation: {}; Adam step {:.4g} B/param ({}); ZeRO stage {}; "
+      "implementation: {} ({}; accumulation: {}; {} step {:.4g} B/param ({}); ZeRO stage {}; "
       "{} attention, activation checkpointing {})\n",
       p.name, p.issue_text, p.accumulation_text,
-      c.workload.step_bytes_stated ? c.workload.step_bytes_per_param : p.adam_step_bytes_per_param,
-      c.workload.step_bytes_stated ? "the workload's" : p.step_kernel_text, p.zero_stage,
-      sim::attention_kind_name(p.attention), p.activation_checkpointing ? "on" : "off");
+      c.workload.step_bytes_stated ? c.optimizer : kernel.family, w.step_bytes_per_param,
+      c.workload.step_bytes_stated ? "the workload's" : kernel.kernel.text, p.zero_stage,
+      sim::attention_kind_name(*w.attention), *w.activation_checkpointing ? "on" : "off");
   fmt::print("  compressed allreduce: {}; sources: docs/implementations.md\n",
              p.compressed_allreduce_text);
 }

@@ -80,6 +80,19 @@ const std::vector<ScalarKey>& scalar_keys() {
       {"activation_bytes_per_sample",
        [](WorkloadSpec& w, const toml::node& n, const std::string& k) {
          w.activation_bytes_per_sample = number_of(n, k);
+         w.attention_score_bytes_per_sample = 0;  // a total of one's own: its parts unknown
+         w.layer_input_bytes_per_sample = 0;
+       }},
+      {"attention",
+       [](WorkloadSpec& w, const toml::node& n, const std::string& k) {
+         w.attention = net::parse_attention_kind(text_of(n, k), k);
+       }},
+      {"activation_checkpointing",
+       [](WorkloadSpec& w, const toml::node& n, const std::string& k) {
+         const auto v = n.value<bool>();
+         if (!v || !n.is_boolean())
+           throw InvalidArgument(fmt::format("{} {}: expected true or false", k, where(n)));
+         w.activation_checkpointing = *v;
        }},
       measured_ms("measured_forward_ms", &WorkloadSpec::measured_forward_s),
       measured_ms("measured_backward_ms", &WorkloadSpec::measured_backward_s),
@@ -175,6 +188,8 @@ void apply_shape(WorkloadSpec& w, const net::ShapeTotals& totals) {
   w.layers = totals.layers;
   w.forward_flops_per_sample = totals.forward_flops_per_sample;
   w.activation_bytes_per_sample = totals.activation_bytes_per_sample;
+  w.attention_score_bytes_per_sample = totals.attention_score_bytes_per_sample;
+  w.layer_input_bytes_per_sample = totals.layer_input_bytes_per_sample;
 }
 
 }  // namespace
@@ -205,8 +220,7 @@ net::WorkloadSpec workload_from_config(const toml::table& table) {
       key.set(w, *n, std::string("workload.") + key.name);
   }
   // The shape's 16-bit activations in the precision the keys above settled on.
-  if (shape && !table.contains("activation_bytes_per_sample"))
-    w.activation_bytes_per_sample = net::activation_bytes_at(*shape, w.compute_precision);
+  if (shape && !table.contains("activation_bytes_per_sample")) w.set_activations(*shape);
   if (custom && w.parameters == 0) {
     throw InvalidArgument(fmt::format(
         "workload '{}' is not a preset ({}): describe it with parameters and "

@@ -9,6 +9,8 @@
 //   compute_precision, gradient_precision    fp32 | tf32 | fp16 | bf16 | fp8 (gradient: 2 or 4
 //   bytes) step_bytes_per_param, compress_bytes_per_element                          numbers
 //   activation_bytes_per_sample     activations per sample (default: the architecture's)
+//   attention = "unfused" | "flash", activation_checkpointing = true | false   (default: the
+//   implementation profile's; net_models/attention_kind.h, sim/implementation_profile.h)
 //   measured_forward_ms, measured_backward_ms (> 0), measured_batch_per_gpu (>= 1), and
 //   measured_step_ms (> 0, optional): compute measured on your GPU, replacing the modelled
 //   passes (net_models/compute_model.h: scaled linearly to other micro-batches)

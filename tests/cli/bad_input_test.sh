@@ -148,6 +148,10 @@ expect "profile platform" "$WORK/none.xml" "${P[@]}" --platform "$WORK/none.xml"
 expect "profile out is a file" "--out $RES/afile" profile --out "$RES/afile"
 expect "profile set without =" "--set 'workload.name': expected key=value" "${P[@]}" --set workload.name
 expect "profile set workload" "gpt-5" "${P[@]}" --set workload.name=gpt-5
+expect "profile attention kind" "workload.attention = 'paged', expected unfused or flash" "${P[@]}" \
+  --set workload.attention=paged
+expect "profile checkpointing" "workload.activation_checkpointing" "${P[@]}" \
+  --set workload.activation_checkpointing=sometimes
 expect "profile set unknown key" "cluster.nodez" "${P[@]}" --set cluster.nodez=4
 expect "profile set a grid" "--set: sweep.gpus = [ 8, 16 ] holds 2 values, expected one" "${P[@]}" \
   --set sweep.gpus=[8,16]

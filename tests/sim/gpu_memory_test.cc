@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
+#include "net_models/model_shapes.h"
 #include "sim/scenario.h"
 
 namespace compopt::sim {
@@ -67,6 +70,57 @@ TEST(GpuMemory, ALargeModelDoesNotFit) {
   const GpuMemory m = estimate_gpu_memory(c);
   EXPECT_DOUBLE_EQ(m.total_bytes(), 2e9 * 16 + 300);
   EXPECT_FALSE(m.fits());
+}
+
+// A Llama-2-7B-like decoder (32 blocks, hidden 4096, 32 heads) at sequence 4096, bf16, one
+// sample per GPU. Korthikanti et al. 2022 per block: s*h*(34 + 5*a*s/h) bytes =
+// 4096 * 4096 * (34 + 160) = 3.255 GB, 104.15 GB for 32 blocks (the "104 GB");
+// FlashAttention keeps no a*s^2 term: 34 * s * h * 32 = 18.25 GB ("about 18"); full
+// checkpointing keeps each block's input, 2 * s * h * 32 = 1.07 GB, plus the one block being
+// recomputed (18.25 / 32 GB with flash, 104.15 / 32 GB unfused).
+StepConfig llama(std::optional<net::AttentionKind> attention, std::optional<bool> checkpointing) {
+  const net::ShapeTotals shape = net::transformer_totals({32, 4096, 4096, 32000, true, 32});
+  net::WorkloadSpec w;
+  w.name = "llama-2-7b-like";
+  w.parameters = shape.parameters;
+  w.layers = shape.layers;
+  w.forward_flops_per_sample = shape.forward_flops_per_sample;
+  w.compute_precision = net::Precision::kBf16;
+  w.gradient_precision = net::Precision::kBf16;
+  w.set_activations(shape);
+  w.attention = attention;
+  w.activation_checkpointing = checkpointing;
+  Scenario s;
+  s.workload_spec = w;
+  s.cluster = "dgx-h100";
+  s.batch_per_gpu = 1;
+  return resolve_scenario(s);
+}
+
+TEST(GpuMemory, ActivationsUnderFlashAttentionAndCheckpointingByHand) {
+  const double sh = 4096.0 * 4096.0;
+  const double unfused = 32 * sh * (34 + 5.0 * 32 * 4096 / 4096);
+  const double flash = 32 * sh * 34;
+  const double inputs = 32 * 2 * sh;
+  EXPECT_DOUBLE_EQ(unfused, 104'152'956'928.0);
+  EXPECT_DOUBLE_EQ(flash, 18'253'611'008.0);
+  // Unset: the ddp profile's (unfused, no checkpointing).
+  EXPECT_DOUBLE_EQ(estimate_gpu_memory(llama({}, {})).activations_bytes, unfused);
+  EXPECT_DOUBLE_EQ(estimate_gpu_memory(llama(net::AttentionKind::kFlash, {})).activations_bytes,
+                   flash);
+  EXPECT_DOUBLE_EQ(estimate_gpu_memory(llama(net::AttentionKind::kFlash, true)).activations_bytes,
+                   inputs + flash / 32);
+  EXPECT_DOUBLE_EQ(estimate_gpu_memory(llama({}, true)).activations_bytes, inputs + unfused / 32);
+}
+
+// Checkpointing recomputes each micro-batch's forward inside backward: the step pays one more
+// forward, the achieved utilisation (model FLOPs) drops accordingly.
+TEST(GpuMemory, CheckpointingChargesOneMoreForward) {
+  const StageTiming plain = simulate_step(llama({}, {})).front();
+  const StageTiming recomputed = simulate_step(llama({}, true)).front();
+  EXPECT_DOUBLE_EQ(recomputed.forward_s, plain.forward_s);
+  EXPECT_NEAR(recomputed.backward_compute_s, plain.backward_compute_s + plain.forward_s, 1e-12);
+  EXPECT_LT(recomputed.compute_utilization, plain.compute_utilization);
 }
 
 }  // namespace

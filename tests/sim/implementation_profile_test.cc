@@ -39,14 +39,55 @@ TEST(ImplementationProfile, UnknownNameListsTheKnownOnes) {
 
 TEST(ImplementationProfile, StepKernelBytesAsDerivedFromTheKernelsReadsAndWrites) {
   // Fused AdamW in fp32: reads parameter, gradient, m, v; writes parameter, m, v.
-  EXPECT_DOUBLE_EQ(implementation_profile("ddp").adam_step_bytes_per_param, 4.0 * 7);
+  EXPECT_DOUBLE_EQ(implementation_profile("ddp").adam_step.bytes_per_param, 4.0 * 7);
   // ZeRO: the same on the fp32 master shard, then fp32 master -> 16-bit weights.
   for (const char* zero : {"zero-1", "zero-2", "zero-3"})
-    EXPECT_DOUBLE_EQ(implementation_profile(zero).adam_step_bytes_per_param, 4.0 * 7 + 4 + 2);
+    EXPECT_DOUBLE_EQ(implementation_profile(zero).adam_step.bytes_per_param, 4.0 * 7 + 4 + 2);
   // DeepSpeed 2020: 1-bit Adam's measured 67.27 ms step of 340 M parameters on 900 GB/s.
-  EXPECT_NEAR(implementation_profile("deepspeed-2020").adam_step_bytes_per_param, 178.07, 0.01);
+  EXPECT_NEAR(implementation_profile("deepspeed-2020").adam_step.bytes_per_param, 178.07, 0.01);
   for (const ImplementationProfile& p : implementation_registry().entries())
     EXPECT_FALSE(p.sources.empty()) << p.name;
+}
+
+// Each optimizer's kernel per profile, counted by hand from the code (fp32 4 B, fp16 2 B):
+//   FusedLamb: part 1 reads g, p, m, v, writes m, v; part 3 reads p, m, v, writes p: 10 x 4;
+//   deepspeed-2020 LAMB: flatten fp16 g (2 + 2), fp32 norm of it (2 + 4 + 4), FusedLamb with
+//     fp16 g (-2) and the fp16 p_copy written (+2), fp32 -> fp16 copy (4 + 2): 60;
+//   torch.optim.SGD with momentum and weight decay: g + wd p (12), buf *= m (8), buf += (12),
+//     p -= lr buf (12): 44;
+//   BertAdam: clip (4 + 8), m (8 + 12), v (8 + 16), sqrt, + eps, divide (8 + 8 + 12), weight
+//     decay (8 + 12), lr x, negate, add (8 + 8 + 12): 132;
+//   ZeRO: the kernel on the master shard + 6 B of copy to the 16-bit weights.
+TEST(ImplementationProfile, EachOptimizerIsChargedItsProfilesKernel) {
+  struct Case {
+    const char* profile;
+    const char* optimizer;
+    double bytes;
+    const char* family;
+  };
+  const std::vector<Case> cases = {
+      {"ddp", "adam", 28, "adam"},
+      {"ddp", "lamb", 40, "lamb"},
+      {"ddp", "onebit-lamb", 40, "lamb"},
+      {"ddp", "sgdm", 44, "momentum-sgd"},
+      {"ddp", "bertadam", 132, "bertadam"},
+      {"ddp", "birder", 28, "adam"},
+      {"deepspeed", "lamb", 60, "lamb"},
+      {"deepspeed", "momentum-sgd", 44, "momentum-sgd"},
+      {"deepspeed", "bertadam", 132, "bertadam"},
+      {"zero-2", "lamb", 46, "lamb"},
+      {"zero-3", "bertadam", 138, "bertadam"},
+      {"zero-1", "momentum-sgd", 50, "momentum-sgd"},
+  };
+  for (const Case& c : cases) {
+    const ChargedStepKernel k = step_kernel(implementation_profile(c.profile), c.optimizer);
+    EXPECT_DOUBLE_EQ(k.kernel.bytes_per_param, c.bytes) << c.profile << " " << c.optimizer;
+    EXPECT_EQ(k.family, c.family) << c.profile << " " << c.optimizer;
+  }
+  // LAMB's kernel stands for the registry's LAMB stage (ratio 68/48), so that stage is charged
+  // the kernel itself; Adam's stands for ratio 1.
+  EXPECT_DOUBLE_EQ(step_kernel(implementation_profile("ddp"), "lamb").reference_ratio, 68.0 / 48.0);
+  EXPECT_DOUBLE_EQ(step_kernel(implementation_profile("ddp"), "adam").reference_ratio, 1.0);
 }
 
 StepConfig bert(const std::string& implementation, int grad_accum, OverlapMode overlap,
@@ -148,6 +189,8 @@ TEST(ImplementationProfile, ZeroStagesShardMemoryAsThePaperCounts) {
   net::WorkloadSpec w = net::workload_preset("bert-large-seq128");
   w.parameters = 7'500'000'000;
   w.activation_bytes_per_sample = 0;
+  w.attention_score_bytes_per_sample = 0;
+  w.layer_input_bytes_per_sample = 0;
   Scenario s;
   s.workload_spec = w;
   s.cluster = "infiniband-v100-8";

@@ -119,5 +119,38 @@ TEST(WorkloadConfig, APrecisionTheGpuLacksIsRefusedBeforeAnySimulation) {
   }
 }
 
+// attention and activation_checkpointing: unset they are left to the implementation profile;
+// a shape splits its activations into the parts they change (2 blocks, h 64, s 32, 1 head, in
+// 16-bit: scores 2 * 5 * 32^2 = 10240 B, block inputs 2 * 2 * 32 * 64 = 8192 B); a total of one's
+// own has no parts, so neither setting changes it.
+TEST(WorkloadConfig, AttentionKindAndCheckpointingKeys) {
+  const std::string shape =
+      "[workload]\nname = \"tiny\"\ncompute_precision = \"bf16\"\n"
+      "[workload.transformer]\nlayers = 2\nhidden = 64\nsequence = 32\nvocabulary = 10\n"
+      "heads = 1\n";
+  const net::WorkloadSpec unset = parse(shape);
+  EXPECT_FALSE(unset.attention.has_value());
+  EXPECT_FALSE(unset.activation_checkpointing.has_value());
+  EXPECT_DOUBLE_EQ(unset.attention_score_bytes_per_sample, 10240);
+  EXPECT_DOUBLE_EQ(unset.layer_input_bytes_per_sample, 8192);
+  const double total = 2.0 * 32 * 64 * (34 + 5.0 * 32 / 64);
+  EXPECT_DOUBLE_EQ(unset.activation_bytes_per_sample, total);
+  EXPECT_DOUBLE_EQ(unset.activation_bytes(net::AttentionKind::kFlash, false), total - 10240);
+  EXPECT_DOUBLE_EQ(unset.activation_bytes(net::AttentionKind::kUnfused, true), 8192 + total / 2);
+  const net::WorkloadSpec set = parse(
+      "[workload]\nname = \"gpt2\"\nattention = \"flash\"\n"
+      "activation_checkpointing = true\n");
+  EXPECT_EQ(set.attention, net::AttentionKind::kFlash);
+  EXPECT_EQ(set.activation_checkpointing, true);
+  const net::WorkloadSpec total_only = parse(
+      "[workload]\nname = \"tiny\"\nactivation_bytes_per_sample = 1000\n"
+      "[workload.transformer]\nlayers = 2\nhidden = 64\nsequence = 32\nvocabulary = 10\n");
+  EXPECT_DOUBLE_EQ(total_only.activation_bytes(net::AttentionKind::kFlash, true), 1000);
+  EXPECT_THAT(error_of("[workload]\nname = \"gpt2\"\nattention = \"paged\"\n"),
+              HasSubstr("workload.attention = 'paged', expected unfused or flash"));
+  EXPECT_THAT(error_of("[workload]\nname = \"gpt2\"\nactivation_checkpointing = 1\n"),
+              HasSubstr("workload.activation_checkpointing"));
+}
+
 }  // namespace
 }  // namespace compopt::cli
