@@ -72,5 +72,22 @@ TEST(TunedBaseline, TunedIsNoSlowerThanTheDefaultAndATriedBucketCount) {
   EXPECT_TRUE(tried);
 }
 
+// Under ZeRO-3 the charged algorithm carries the forward all-gather ("ring + forward parameter
+// all-gather ..."): the search forces the algorithm it names, so it runs, reports the ring and
+// the tree, and the default's buckets_used are what the step went out in.
+TEST(TunedBaseline, ZeroThreeForcesTheAlgorithmItsChargedTextNames) {
+  StepConfig config = bert_on(2);
+  config.implementation = "zero-3";
+  config.overlap = OverlapMode::kAuto;
+  const TunedBaseline t = tune_baseline(config);
+  EXPECT_EQ(t.nccl_default.allreduce, "ring");
+  EXPECT_TRUE(t.nccl_default.algorithm.starts_with("ring + forward parameter all-gather"))
+      << t.nccl_default.algorithm;
+  EXPECT_EQ(t.other_algorithm.allreduce, "tree");
+  EXPECT_TRUE(t.other_algorithm.algorithm.starts_with("tree + ")) << t.other_algorithm.algorithm;
+  EXPECT_EQ(t.nccl_default.buckets_used, simulate_step(config).back().buckets);
+  EXPECT_LE(t.tuned.step_time_s, t.nccl_default.step_time_s);
+}
+
 }  // namespace
 }  // namespace compopt::sim
