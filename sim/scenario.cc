@@ -213,8 +213,8 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
       t.algorithm,
       t.buckets,
       std::string(c.workload.measured() ? "measured" : "model"),
-      net::utilization_source_kind(net::compute_times(c.workload, k.gpu, c.batch_per_gpu,
-                                                      c.grad_accum))};
+      net::utilization_source_kind(
+          net::compute_times(c.workload, k.gpu, c.batch_per_gpu, c.grad_accum))};
   cells.insert(cells.end(), rest.begin(), rest.end());
   return scenario_csv_schema().row(cells);
 }

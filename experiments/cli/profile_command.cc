@@ -163,7 +163,8 @@ std::vector<std::string_view> algorithm_names(const net::ClusterSpec& cluster) {
 
 // The uncompressed baseline of `config` (speedup_baseline.h) as NCCL's default runs it and
 // tuned (sim/tuned_baseline.h), simulated in this process.
-ScenarioBaseline tuned_baseline(const sim::StepConfig& config, const std::string& training_baseline) {
+ScenarioBaseline tuned_baseline(const sim::StepConfig& config,
+                                const std::string& training_baseline) {
   sim::StepConfig baseline = config;
   baseline.optimizer = speedup_baseline(config.optimizer, training_baseline);
   return {baseline.optimizer, sim::tune_baseline(baseline)};

@@ -27,7 +27,6 @@ std::vector<std::string> profile_scenario_flags();
 // none. `tune_baseline`, when given, receives [sweep] tune_baseline of the file and --set keys.
 sim::Scenario profile_scenario(const std::string& config_file, const sim::Scenario& flags,
                                const std::vector<std::string>& given_flags,
-                               const std::vector<std::string>& sets,
-                               bool* tune_baseline = nullptr);
+                               const std::vector<std::string>& sets, bool* tune_baseline = nullptr);
 
 }  // namespace compopt::cli

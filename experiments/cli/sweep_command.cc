@@ -127,15 +127,14 @@ constexpr size_t kBaselineLines = 24;
 // run.json's record of what the rows were charged: each distinct (implementation, optimizer,
 // stage, algorithm, buckets used, compute utilisation and its source) with its row count.
 nlohmann::json charged_json(const std::vector<SweepRow>& rows) {
-  std::map<std::tuple<std::string, std::string, std::string, std::string, int, double,
-                      std::string>,
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int, double, std::string>,
            int>
       counts;
   std::vector<nlohmann::json> order;
   for (const SweepRow& r : rows) {
-    const auto key = std::make_tuple(r.implementation, r.optimizer, r.stage, r.algorithm,
-                                     r.buckets_used, r.compute_utilization,
-                                     r.compute_utilization_source);
+    const auto key =
+        std::make_tuple(r.implementation, r.optimizer, r.stage, r.algorithm, r.buckets_used,
+                        r.compute_utilization, r.compute_utilization_source);
     if (counts[key]++ == 0) {
       order.push_back({{"implementation", r.implementation},
                        {"optimizer", r.optimizer},
@@ -161,8 +160,8 @@ nlohmann::json charged_json(const std::vector<SweepRow>& rows) {
 // With --tune-baseline: the baselines' lines, the tuned columns appended to `csv` and the
 // baselines in run.json; without, a line saying how to get them.
 std::string add_tuned_baseline(bool tune, const std::vector<sim::Scenario>& scenarios,
-                               const std::vector<SimulatedStep>& steps, int jobs,
-                               std::string csv, nlohmann::json& run_json) {
+                               const std::vector<SimulatedStep>& steps, int jobs, std::string csv,
+                               nlohmann::json& run_json) {
   if (!tune) {
     fmt::print(
         "\nbaseline: NCCL's default algorithm and buckets; --tune-baseline also runs each "
@@ -211,12 +210,9 @@ void run(const Options& o) {
              jobs, world.size > 1 ? fmt::format(" on each of {} MPI ranks", world.size) : "");
   for (const std::string& line : scenario_origin_lines(scenarios, kOriginLines))
     fmt::print("{}\n", line);
-  nlohmann::json run_json = {{"config_file", o.config},
-                             {"config", config.resolved},
-                             {"scenarios", scenarios.size()},
-                             {"backend", sim::kSimBackendName},
-                             {"ranks", world.size},
-                             {"tune_baseline", tune}};
+  nlohmann::json run_json = {{"config_file", o.config},       {"config", config.resolved},
+                             {"scenarios", scenarios.size()}, {"backend", sim::kSimBackendName},
+                             {"ranks", world.size},           {"tune_baseline", tune}};
   dir.write_run_json(run_json);
   const sim::TrainingSpec& training = scenarios.front().training;
   std::vector<SweepRow> rows;

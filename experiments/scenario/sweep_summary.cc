@@ -68,7 +68,7 @@ struct Summary {
   // speedup_baseline of each optimizer.
   std::map<std::string, std::string> baseline;
   double min_utilization = 1, max_utilization = 0;  // compute utilisation over the rows
-  std::vector<std::string> utilization_sources;      // distinct, in row order
+  std::vector<std::string> utilization_sources;     // distinct, in row order
 };
 
 std::vector<std::string> key_of(const SweepRow& row) {
@@ -278,8 +278,8 @@ SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing
           .buckets_used = timing.buckets,
           .algorithm = timing.algorithm,
           .compute_utilization = timing.compute_utilization,
-          .compute_utilization_source = net::utilization_source_kind(net::compute_times(
-              config.workload, k.gpu, config.batch_per_gpu, config.grad_accum)),
+          .compute_utilization_source = net::utilization_source_kind(
+              net::compute_times(config.workload, k.gpu, config.batch_per_gpu, config.grad_accum)),
           .step_time_s = timing.step_time_s,
           .step_time_low_s = bounds.step_time_low_s,
           .step_time_high_s = bounds.step_time_high_s};

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -20,8 +20,8 @@ using nlohmann::json;
 // `scenario` with its optimizer replaced by its speedup baseline.
 sim::Scenario baseline_of(const sim::Scenario& scenario) {
   sim::Scenario b = scenario;
-  b.optimizer = speedup_baseline(sim::resolve_scenario(scenario).optimizer,
-                                 scenario.training.baseline);
+  b.optimizer =
+      speedup_baseline(sim::resolve_scenario(scenario).optimizer, scenario.training.baseline);
   return b;
 }
 
@@ -30,8 +30,8 @@ sim::Scenario baseline_of(const sim::Scenario& scenario) {
 std::string key_of(const sim::Scenario& b) {
   return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", b.optimizer, b.workload,
                      b.cluster, b.gpu, b.platform_file, b.gpus, b.gpus_per_node, b.nics_per_node,
-                     b.inter_node_gbps, b.topology, b.batch_per_gpu, b.grad_accum,
-                     b.implementation, sim::overlap_mode_name(b.overlap), b.buckets);
+                     b.inter_node_gbps, b.topology, b.batch_per_gpu, b.grad_accum, b.implementation,
+                     sim::overlap_mode_name(b.overlap), b.buckets);
 }
 
 // For every scenario, the index of its baseline in `distinct` (filled in first-seen order).
@@ -103,12 +103,13 @@ std::string describe_scenario(const sim::Scenario& s) {
 
 std::string baseline_line(const sim::Scenario& s, const ScenarioBaseline& b) {
   const sim::TunedBaseline& r = b.runs;
-  std::string line = fmt::format("baseline {} ({}): NCCL default {}; tuned {}", b.optimizer,
-                                 describe_scenario(s), describe_baseline_run(r.nccl_default),
-                                 describe_baseline_run(r.tuned));
+  std::string line =
+      fmt::format("baseline {} ({}): NCCL default {}; tuned {}", b.optimizer, describe_scenario(s),
+                  describe_baseline_run(r.nccl_default), describe_baseline_run(r.tuned));
   if (r.default_is_slower()) {
-    line += fmt::format("; warning: NCCL default ({}) is {:.2f}x slower than {}",
-                        r.nccl_default.algorithm, r.default_slowdown(), r.other_algorithm.algorithm);
+    line +=
+        fmt::format("; warning: NCCL default ({}) is {:.2f}x slower than {}",
+                    r.nccl_default.algorithm, r.default_slowdown(), r.other_algorithm.algorithm);
   }
   return line;
 }
@@ -144,22 +145,22 @@ std::vector<ScenarioBaseline> tune_scenario_baselines(const std::vector<sim::Sce
   std::vector<sim::StepConfig> configs;
   configs.reserve(distinct.size());
   for (const sim::Scenario& b : distinct) configs.push_back(sim::resolve_scenario(b));
-  const std::vector<std::string> texts = run_forked(
-      {.count = configs.size(),
-       .parallel = parallel,
-       .work =
-           [&](size_t i) {
-             const sim::TunedBaseline t = sim::tune_baseline(configs[i]);
-             return json{{"nccl_default", run_json(t.nccl_default)},
-                         {"tuned", run_json(t.tuned)},
-                         {"other_algorithm", run_json(t.other_algorithm)}}
-                 .dump();
-           },
-       .describe =
-           [&](size_t i) {
-             return fmt::format("tuned baseline {} on {} GPUs", configs[i].optimizer,
-                                configs[i].cluster.gpus());
-           }});
+  const std::vector<std::string> texts =
+      run_forked({.count = configs.size(),
+                  .parallel = parallel,
+                  .work =
+                      [&](size_t i) {
+                        const sim::TunedBaseline t = sim::tune_baseline(configs[i]);
+                        return json{{"nccl_default", run_json(t.nccl_default)},
+                                    {"tuned", run_json(t.tuned)},
+                                    {"other_algorithm", run_json(t.other_algorithm)}}
+                            .dump();
+                      },
+                  .describe =
+                      [&](size_t i) {
+                        return fmt::format("tuned baseline {} on {} GPUs", configs[i].optimizer,
+                                           configs[i].cluster.gpus());
+                      }});
   std::vector<ScenarioBaseline> out;
   out.reserve(scenarios.size());
   for (const size_t i : index) {

@@ -52,7 +52,8 @@ std::string with_tuned_baseline_columns(const std::string& csv,
 std::string describe_baseline_run(const sim::BaselineRun& run);
 
 // run.json's record of one baseline: its optimizer and the NCCL-default, tuned and other-
-// algorithm runs (algorithm, allreduce, buckets, buckets_used, step_time_s) and nccl_default_slower.
+// algorithm runs (algorithm, allreduce, buckets, buckets_used, step_time_s) and
+// nccl_default_slower.
 nlohmann::json tuned_baseline_json(const ScenarioBaseline& baseline);
 
 // What `compopt sweep --tune-baseline` prints: per distinct baseline one line with its NCCL

@@ -88,18 +88,27 @@ expect_exit 2 -- "$BIN" profile "$WORK/bad.toml" --set 'sweep.optimizers=["adam"
 expect_contains "profile names it" "sweep.tune_baseline = 'yes'" "$OUTPUT"
 
 # The Llama example: one file for profile and sweep; both state the profile, buckets,
-# algorithm and utilisation charged and compare with the tuned baseline.
+# algorithm and utilisation charged and compare with the tuned baseline; --sensitivity analyses
+# the scenario the sweep simulated (its expected speedup is the table's, implementation
+# included) and gives a verdict.
 LLAMA="$SRC/experiments/configs/whatif_llama2_7b_h100_roce.toml"
-expect_exit 0 -- "$BIN" profile "$LLAMA" --out "$WORK/llama" --overwrite
+expect_exit 0 -- "$BIN" profile "$LLAMA" --optimizer onebit-adam --out "$WORK/llama" --overwrite
 expect_contains "profile implementation" "implementation: zero-3 (" "$OUTPUT"
 expect_contains "plain defaults" "described by its keys, from the plain defaults" "$OUTPUT"
 expect_contains "utilisation" "bf16 on H100 at " "$OUTPUT"
 expect_contains "tuned" "speedup of onebit-adam: " "$OUTPUT"
 head -1 "$WORK/llama/profile.csv" | grep -q speedup_vs_tuned_baseline ||
   fail "profile.csv of the Llama example lacks the tuned columns"
-expect_exit 0 -- "$BIN" sweep "$LLAMA" --out "$WORK/llama-sweep" --overwrite --jobs 2
-expect_contains "sweep charge" "charged: onebit-adam: compressed-flat" "$OUTPUT"
+expect_exit 0 -- "$BIN" sweep "$LLAMA" --sensitivity --out "$WORK/llama-sweep" --overwrite \
+  --jobs 2
+expect_contains "sweep charge" "charged: adam: ring + forward parameter all-gather" "$OUTPUT"
 expect_contains "sweep utilisation" "(public)" "$OUTPUT"
-expect_contains "sweep tuned" "baseline adam (128 GPUs" "$OUTPUT"
+expect_contains "sweep tuned" "baseline adam (128 GPUs, 100 Gbit/s, zero-3" "$OUTPUT"
+table=$(grep -oE '\(([0-9.]+)x\)$' <<<"$OUTPUT" | head -1 | tr -d '()x')
+expected=$(sed -nE 's/^expected speedup ([0-9.]+)x.*/\1/p' <<<"$OUTPUT")
+[ -n "$table" ] && [ "$table" = "$expected" ] ||
+  fail "sensitivity's expected speedup '$expected' is not the sweep's '$table'"
+grep -qE "^onebit-adam( pays in every case|: .*, depends on: )" <<<"$OUTPUT" ||
+  fail "no verdict: $(tail -3 <<<"$OUTPUT")"
 
 finish
