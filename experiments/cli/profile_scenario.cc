@@ -36,6 +36,7 @@ constexpr FlagKeys kFlagKeys[] = {
     {"--overlap", {"sweep.overlap"}},
     {"--buckets", {"sweep.buckets"}},
     {"--implementation", {"sweep.implementation"}},
+    {"--tune-baseline", {"sweep.tune_baseline"}},
 };
 
 // Removes from `root` the keys of the flags given, so the flags' values stand.

@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <tuple>
 
 #include "core/util/error.h"
 #include "experiments/cli/commands.h"
@@ -127,32 +126,25 @@ constexpr size_t kBaselineLines = 24;
 // run.json's record of what the rows were charged: each distinct (implementation, optimizer,
 // stage, algorithm, buckets used, compute utilisation and its source) with its row count.
 nlohmann::json charged_json(const std::vector<SweepRow>& rows) {
-  std::map<std::tuple<std::string, std::string, std::string, std::string, int, double, std::string>,
-           int>
-      counts;
-  std::vector<nlohmann::json> order;
-  for (const SweepRow& r : rows) {
-    const auto key =
-        std::make_tuple(r.implementation, r.optimizer, r.stage, r.algorithm, r.buckets_used,
-                        r.compute_utilization, r.compute_utilization_source);
-    if (counts[key]++ == 0) {
-      order.push_back({{"implementation", r.implementation},
-                       {"optimizer", r.optimizer},
-                       {"stage", r.stage},
-                       {"algorithm", r.algorithm},
-                       {"buckets_used", r.buckets_used},
-                       {"compute_utilization", r.compute_utilization},
-                       {"compute_utilization_source", r.compute_utilization_source}});
-    }
-  }
   nlohmann::json out = nlohmann::json::array();
-  for (nlohmann::json& entry : order) {
-    entry["rows"] = counts.at(std::make_tuple(
-        entry["implementation"].get<std::string>(), entry["optimizer"].get<std::string>(),
-        entry["stage"].get<std::string>(), entry["algorithm"].get<std::string>(),
-        entry["buckets_used"].get<int>(), entry["compute_utilization"].get<double>(),
-        entry["compute_utilization_source"].get<std::string>()));
-    out.push_back(std::move(entry));
+  std::map<std::string, size_t> index;  // a charge's fields, joined -> its entry in `out`
+  for (const SweepRow& r : rows) {
+    const std::string key =
+        fmt::format("{}|{}|{}|{}|{}|{}|{}", r.implementation, r.optimizer, r.stage, r.algorithm,
+                    r.buckets_used, r.compute_utilization, r.compute_utilization_source);
+    const auto [at, added] = index.emplace(key, out.size());
+    if (added) {
+      out.push_back({{"implementation", r.implementation},
+                     {"optimizer", r.optimizer},
+                     {"stage", r.stage},
+                     {"algorithm", r.algorithm},
+                     {"buckets_used", r.buckets_used},
+                     {"compute_utilization", r.compute_utilization},
+                     {"compute_utilization_source", r.compute_utilization_source},
+                     {"rows", 0}});
+    }
+    nlohmann::json& entry = out[at->second];
+    entry["rows"] = entry["rows"].get<int>() + 1;
   }
   return out;
 }
