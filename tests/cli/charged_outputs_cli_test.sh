@@ -117,15 +117,24 @@ for r in rows:
     assert match[0]["compute_utilization_source"] == "fitted", match
 PY
 
-# The H100's bf16 utilisation is a public figure.
-expect_exit 0 -- "$BIN" profile --workload gpt2-small --cluster dgx-h100 --gpus 16 \
-  --out "$WORK/h100" --overwrite
-/usr/bin/python3 - "$WORK/h100" <<'PY' || fail "H100 bf16 utilisation is not the public figure"
+# The H100's bf16 utilisation is a public figure, the H200's borrowed from it; a workload's
+# measured times are "measured".
+check_source() {  # check_source NAME SOURCE PROFILE_ARGS...
+  local name=$1 source=$2
+  shift 2
+  expect_exit 0 -- "$BIN" profile --workload gpt2-small --gpus 16 --out "$WORK/$name" \
+    --overwrite "$@" || return
+  /usr/bin/python3 - "$WORK/$name" "$source" <<'PY' || fail "$name: utilisation source is not $source"
 import csv, json, os, sys
 rows = list(csv.DictReader(open(os.path.join(sys.argv[1], "profile.csv"))))
-assert [r["compute_utilization_source"] for r in rows] == ["public"], rows
+assert [r["compute_utilization_source"] for r in rows] == [sys.argv[2]], rows
 config = json.load(open(os.path.join(sys.argv[1], "run.json")))["config"]
-assert config["compute_utilization_source"] == "public", config
+assert config["compute_utilization_source"] == sys.argv[2], config
 PY
+}
+check_source h100 public --cluster dgx-h100
+check_source h200 borrowed --cluster dgx-h100 --gpu H200
+check_source measured measured --cluster dgx-h100 --set workload.measured_forward_ms=20 \
+  --set workload.measured_backward_ms=40 --set workload.measured_batch_per_gpu=8
 
 finish
