@@ -183,6 +183,7 @@ void print_baseline(const sim::StepConfig& config, const sim::StageTiming& stead
   }
   const sim::TunedBaseline& t = b->runs;
   std::vector<std::string> buckets;  // 0: the implementation's bucket size
+  buckets.reserve(sim::kTunedBucketCounts.size());
   for (const int count : sim::kTunedBucketCounts)
     buckets.push_back(count == 0 ? "the implementation's" : std::to_string(count));
   fmt::print(

@@ -174,7 +174,7 @@ std::string simulate_profile(const py::handle& workload, const py::handle& clust
   }
   cli::check_simulation_memory({s}, 1, "gpus", MemoryBudget::of_this_machine());
   const std::vector<cli::SimulatedStep> steps = simulate_released({s}, 1);
-  const std::string csv = cli::profile_csv(s, steps.front());
+  std::string csv = cli::profile_csv(s, steps.front());
   if (!tune_baseline) return csv;
   return cli::with_tuned_baseline_columns(csv, steps,
                                           baselines_released({s}, cli::parallel_jobs(0)));
