@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `compopt sweep --tune-baseline` and `[sweep] tune_baseline = true` (experiments/scenario/
-# tuned_baseline_columns.h). On 2 nodes of 8 A100 with one 10 Gbit/s NIC NCCL's model runs the
-# ring where the tree is faster (profile_baseline_cli_test.sh derives why): every row flags
+# tuned_baseline_columns.h). On 2 nodes of 8 A100 with one 10 Gbit/s NIC an NCCL from before
+# the tree (2.3) runs the ring where the tree is faster (profile_baseline_cli_test.sh derives
+# why): every row flags
 # NCCL's default as the slower algorithm; the NCCL-default baseline is adam's own row; the tuned
 # baseline is what a sweep forced to its algorithm and bucket count simulates; the speedups are
 # ratios of those step times. Bad values of the key exit 2 naming them, before any work; the
@@ -17,6 +18,7 @@ cat >"$WORK/two.toml" <<'EOF'
 name = "bert-base"
 [cluster]
 preset = "ethernet-a100-8"
+nccl_version = "2.3"
 [sweep]
 optimizers = ["adam", "onebit-adam"]
 gpus = 16
