@@ -5,12 +5,16 @@ compression stage no longer beats its baseline, with an error bar over the clust
 bandwidth spread (break_even_low..high). A pair that never breaks even inside the
 search range gets an arrow at its upper end (">"), one slower even at the lower end an
 arrow at that end ("<"); the bandwidths outside the search range are shaded. No bars: a
-bar would start at the search's lower bound, and its length would mean nothing.
+bar would start at the search's lower bound, and its length would mean nothing. Where the
+search against NCCL's default algorithm (nccl_default_status) ended on an algorithm_switch,
+the bandwidth where NCCL's choice flips between ring and tree rather than a crossing of the
+optimizers, a hollow diamond marks it, labelled as such.
 
 Usage: python3 analysis/plot_break_even.py RUN_DIR
 Reads RUN_DIR/break_even/break_even.csv (workload, gpus, baseline, optimizer,
 break_even_effective_gbit_s, search_lo_effective_gbit_s, search_hi_effective_gbit_s,
-speedup_at_lo, status).
+speedup_at_lo, status; optional: nccl_default_break_even_effective_gbit_s,
+nccl_default_status).
 """
 import os
 import sys
@@ -26,6 +30,9 @@ SCHEMA = {"workload": "s", "gpus": "i", "baseline": "s", "optimizer": "s",
           "break_even_high_effective_gbit_s": "f?", "search_lo_effective_gbit_s": "f",
           "search_hi_effective_gbit_s": "f",
           "speedup_at_lo": "f?", "status": ("found", "above_range", "below_range")}
+# Columns of later runs, read when present.
+NCCL_VALUE, NCCL_STATUS = "nccl_default_break_even_effective_gbit_s", "nccl_default_status"
+NCCL_STATUSES = ("found", "algorithm_switch", "above_range", "below_range")
 
 
 def read_rows(run_dir):
@@ -35,7 +42,27 @@ def read_rows(run_dir):
         if r["status"] == "found" and r["break_even_effective_gbit_s"] is None:
             raise cp.CsvError("%s: line %d, column 'break_even_effective_gbit_s': empty, but "
                               "status is found" % (table.path, line))
+        _read_nccl_default(r, table.path, line)
     return table.rows
+
+
+def _read_nccl_default(r, path, line):
+    """r[NCCL_STATUS] checked and r[NCCL_VALUE] as a float (None when absent or empty); an
+    algorithm_switch must carry its bandwidth."""
+    status = r.get(NCCL_STATUS) or None
+    if status is not None and status not in NCCL_STATUSES:
+        raise cp.CsvError("%s: line %d, column '%s': '%s', expected one of %s"
+                          % (path, line, NCCL_STATUS, status, ", ".join(NCCL_STATUSES)))
+    text = r.get(NCCL_VALUE) or ""
+    try:
+        value = float(text) if text else None
+    except ValueError:
+        raise cp.CsvError("%s: line %d, column '%s': '%s' is not a number"
+                          % (path, line, NCCL_VALUE, text)) from None
+    if status == "algorithm_switch" and value is None:
+        raise cp.CsvError("%s: line %d, column '%s': empty, but %s is algorithm_switch"
+                          % (path, line, NCCL_VALUE, NCCL_STATUS))
+    r[NCCL_STATUS], r[NCCL_VALUE] = status, value
 
 
 def _row_label(r, several_gpu_counts):
@@ -70,6 +97,17 @@ def _draw_row(ax, y, r):
                     fontsize=8)
 
 
+def _draw_switch(ax, y, r):
+    """NCCL's ring/tree switch, where the search against NCCL's default ended on one."""
+    if r[NCCL_STATUS] != "algorithm_switch":
+        return
+    value = r[NCCL_VALUE]
+    ax.plot([value], [y], marker="D", fillstyle="none", color=cp.color(r["optimizer"]),
+            markersize=8, linestyle="none", zorder=5, gid="algorithm_switch")
+    ax.annotate("algorithm switch %.3g (NCCL default)" % value, (value, y), xytext=(0, -11),
+                textcoords="offset points", ha="center", va="top", fontsize=7, color="0.3")
+
+
 def plot(run_dir):
     rows = read_rows(run_dir)
     several = len({r["gpus"] for r in rows}) > 1
@@ -79,6 +117,7 @@ def plot(run_dir):
     ax = axes[0][0]
     for y, r in enumerate(rows):
         _draw_row(ax, y, r)
+        _draw_switch(ax, y, r)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([_row_label(r, several) for r in rows], fontsize=8)
     ax.set_ylim(len(rows) - 0.5, -0.5)
@@ -94,9 +133,10 @@ def plot(run_dir):
     cp.caption(fig, "Dot: bandwidth where the compression stage's speedup over its baseline "
                "falls to 1 (bisection on the simulator). Error bar: the same point if the "
                "cluster's real bandwidth is off by its low..high spread. Arrow: no crossing "
-               "inside the searched range %g-%g Gbit/s (grey: not searched). A break-even can "
-               "also be where the baseline's allreduce changes algorithm: compare the "
-               "bandwidth figure." % (lo, hi))
+               "inside the searched range %g-%g Gbit/s (grey: not searched). Dots are against the "
+               "tuned baseline (the faster of ring and tree); a hollow diamond is where the "
+               "search against NCCL's default algorithm ended instead: NCCL switching between "
+               "ring and tree, not a crossing of the optimizers." % (lo, hi))
     return fig
 
 

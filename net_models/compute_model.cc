@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+#include <utility>
+
 #include "core/util/error.h"
 
 namespace compopt::net {
@@ -50,6 +53,25 @@ ComputeTimes compute_times(const WorkloadSpec& workload, const GpuSpec& gpu, int
   t.utilization = grad_accum * (forward_flops + backward_flops) /
                   ((t.forward_s + t.backward_s) * gpu.peak_flops(t.precision));
   return t;
+}
+
+namespace {
+
+// The start of a curve's source text (gpu_spec.cc, cluster_table.cc) and the kind it names.
+constexpr std::pair<std::string_view, std::string_view> kSourceKinds[] = {
+    {"fitted:", "fitted"},
+    {"public:", "public"},
+    {"borrowed:", "borrowed"},
+    {"the cluster config", "config"},
+};
+
+}  // namespace
+
+std::string utilization_source_kind(const ComputeTimes& times) {
+  if (times.measured) return "measured";
+  for (const auto& [start, kind] : kSourceKinds)
+    if (times.curve.source.starts_with(start)) return std::string(kind);
+  return "unstated";
 }
 
 namespace {

@@ -50,6 +50,13 @@ Precision precision_on(const GpuSpec& gpu, Precision precision);
 // One pass of `flops` over `layers` layers at `precision` (validated GPU).
 double pass_seconds(const GpuSpec& gpu, Precision precision, double flops, int layers);
 
+// Where the passes' utilisation comes from, one word for the outputs (CSV, run.json, trace):
+// "measured" (the workload's measured times), else the kind of its curve's source: "fitted"
+// (a fit on published rows of this GPU), "public" (a published training figure of this GPU),
+// "borrowed" (another GPU's figure, gpu_spec.h), "config" (given in the cluster config), or
+// "unstated" for a source text of none of these kinds.
+std::string utilization_source_kind(const ComputeTimes& times);
+
 // One line for the output saying where the compute times come from: "compute: measured ..."
 // with the measurement, or "compute: model ..." with the utilisation and its source.
 // Throws as compute_times.

@@ -122,7 +122,8 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"rail_optimized"},
                                                  {"algorithm"},
                                                  {"buckets_used"},
-                                                 {"compute_source"}});
+                                                 {"compute_source"},
+                                                 {"compute_utilization_source"}});
   return schema;
 }
 
@@ -211,7 +212,9 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
       k.rail_optimized,
       t.algorithm,
       t.buckets,
-      std::string(c.workload.measured() ? "measured" : "model")};
+      std::string(c.workload.measured() ? "measured" : "model"),
+      net::utilization_source_kind(
+          net::compute_times(c.workload, k.gpu, c.batch_per_gpu, c.grad_accum))};
   cells.insert(cells.end(), rest.begin(), rest.end());
   return scenario_csv_schema().row(cells);
 }

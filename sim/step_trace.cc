@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/util/error.h"
+#include "net_models/compute_model.h"
 
 namespace compopt::sim {
 
@@ -187,12 +188,15 @@ json step_trace(const StepConfig& config, const std::vector<StageTiming>& timing
       t0 = add_stage(events, timings[i], phases[i], r, {r / cluster.gpus_per_node, 2 * r}, t0);
   }
   json charged = json::array();  // per stage: what its communication and compute were charged
+  const std::string utilization_source = net::utilization_source_kind(
+      net::compute_times(config.workload, cluster.gpu, config.batch_per_gpu, config.grad_accum));
   for (const StageTiming& t : timings) {
     stages.push_back(t.stage);
     charged.push_back({{"stage", t.stage},
                        {"buckets", t.buckets},
                        {"algorithm", t.algorithm},
-                       {"compute_utilization", t.compute_utilization}});
+                       {"compute_utilization", t.compute_utilization},
+                       {"compute_utilization_source", utilization_source}});
   }
   return {{"traceEvents", std::move(events)},
           {"displayTimeUnit", "ms"},

@@ -23,7 +23,9 @@ inline constexpr std::array<int, 5> kTunedBucketCounts = {0, 1, 4, 16, 64};
 // One way to run the baseline and the step time of its steady stage (the last one).
 struct BaselineRun {
   std::string algorithm;  // the allreduce algorithm charged (a bucket's with overlap)
+  std::string allreduce;  // the runnable algorithm it names (ring, tree, nvls), to force it
   int buckets = 0;        // StepConfig::buckets
+  int buckets_used = 0;   // the buckets the steady stage went out in (StageTiming::buckets)
   double step_time_s = 0;
 };
 
@@ -35,6 +37,10 @@ struct TunedBaseline {
   BaselineRun other_algorithm;
   // nccl_default / other_algorithm step time: > 1 when NCCL's choice is the slower one.
   double default_slowdown() const;
+  // Whether NCCL's default is the slower algorithm beyond the 1% the outputs round to: what
+  // `--tune-baseline` warns about and the nccl_default_slower column flags.
+  bool default_is_slower() const { return default_slowdown() > kSlowerBeyond; }
+  static constexpr double kSlowerBeyond = 1.01;
 };
 
 // Simulates `baseline` (an uncompressed optimizer's step config) as given, then every other

@@ -231,8 +231,13 @@ def test_break_even_dots_with_spread_and_no_bars():
     assert len(ax.patches) == 2
     found = [r for r in rows if r["status"] == "found"]
     dots = sorted(ln.get_xdata()[0] for ln in ax.lines
-                  if ln.get_linestyle() == "None" and ln.get_marker() not in (">", "<", "|"))
+                  if ln.get_linestyle() == "None" and ln.get_marker() not in (">", "<", "|")
+                  and ln.get_gid() != "algorithm_switch")
     assert dots == sorted(float(r["break_even_effective_gbit_s"]) for r in found)
+    switches = [ln for ln in ax.lines if ln.get_gid() == "algorithm_switch"]
+    assert [(ln.get_xdata()[0], ln.get_ydata()[0]) for ln in switches] == [
+        (float(r["nccl_default_break_even_effective_gbit_s"]), y) for y, r in enumerate(rows)
+        if r["nccl_default_status"] == "algorithm_switch"]
     spans = sorted((round(min(seg[:, 0]), 6), round(max(seg[:, 0]), 6))
                    for coll in ax.collections for seg in coll.get_segments())
     assert spans == sorted((round(float(r["break_even_low_effective_gbit_s"]), 6),

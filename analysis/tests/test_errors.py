@@ -74,6 +74,20 @@ def test_found_without_value_exits_2(run_dir):
     assert_clean_error(result, "line 2", "break_even_effective_gbit_s")
 
 
+def test_algorithm_switch_without_value_or_unknown_nccl_status_exits_2(run_dir):
+    csv = run_dir / "break_even" / "break_even.csv"
+    # line 3 is the fixture's algorithm_switch row
+    edit_csv(csv, set_cell(3, "nccl_default_break_even_effective_gbit_s", ""))
+    result = run_script("plot_break_even.py", run_dir)
+    assert result.returncode == 2
+    assert_clean_error(result, "line 3", "nccl_default_break_even_effective_gbit_s",
+                       "algorithm_switch")
+    edit_csv(csv, set_cell(2, "nccl_default_status", "maybe"))
+    result = run_script("plot_break_even.py", run_dir)
+    assert result.returncode == 2
+    assert_clean_error(result, "line 2", "column 'nccl_default_status'", "'maybe'")
+
+
 def test_ragged_row_and_empty_file_exit_2(run_dir):
     csv = run_dir / "volume" / "volume.csv"
     edit_csv(csv, lambda rows: rows[:2] + [rows[2][:3]] + rows[3:])

@@ -41,9 +41,27 @@ def test_golden_break_evens_are_the_dots(tmp_path):
                  if r["status"] == "found"]
     ax = fig.axes[0]
     dots = [ln.get_xdata()[0] for ln in ax.lines
-            if ln.get_linestyle() == "None" and ln.get_marker() not in (">", "<", "|")]
+            if ln.get_linestyle() == "None" and ln.get_marker() not in (">", "<", "|")
+            and ln.get_gid() != "algorithm_switch"]
     assert sorted(dots) == sorted(found)
     assert len(ax.patches) == 2  # the two unsearched bands, no bars
+
+
+def test_golden_algorithm_switch_is_marked_as_such(tmp_path):
+    """Every break-even the CSV labels algorithm_switch (against NCCL's default) is a hollow
+    diamond at its bandwidth with a label saying so; no other row gets one."""
+    import plot_break_even
+    fig = plot_break_even.plot(str(golden_run(tmp_path)))
+    with open(os.path.join(GOLDEN, "break_even", "break_even.csv"), newline="") as f:
+        switches = [float(r["nccl_default_break_even_effective_gbit_s"])
+                    for r in csv.DictReader(f) if r["nccl_default_status"] == "algorithm_switch"]
+    assert switches  # the golden run has one: BERT-Base, Birder against bertadam
+    ax = fig.axes[0]
+    marks = [ln for ln in ax.lines if ln.get_gid() == "algorithm_switch"]
+    assert sorted(ln.get_xdata()[0] for ln in marks) == sorted(switches)
+    assert all(ln.get_marker() == "D" and ln.get_fillstyle() == "none" for ln in marks)
+    labels = [t.get_text() for t in ax.texts if t.get_text().startswith("algorithm switch")]
+    assert labels == ["algorithm switch %.3g (NCCL default)" % v for v in switches]
 
 
 def test_golden_bandwidth_axis_covers_the_break_even_search(tmp_path):

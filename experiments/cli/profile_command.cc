@@ -16,9 +16,9 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 
-#include "core/optim/optimizer_registry.h"
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
@@ -30,6 +30,8 @@
 #include "experiments/scenario/forked_jobs.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/scenario_rows.h"
+#include "experiments/scenario/speedup_baseline.h"
+#include "experiments/scenario/tuned_baseline_columns.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/cluster_xml.h"
 #include "net_models/compute_model.h"
@@ -161,36 +163,37 @@ std::vector<std::string_view> algorithm_names(const net::ClusterSpec& cluster) {
   return names;
 }
 
-std::string describe_run(const sim::BaselineRun& r) {
-  const std::string buckets = r.buckets == 0   ? "25 MB buckets"
-                              : r.buckets == 1 ? "1 bucket"
-                                               : fmt::format("{} buckets", r.buckets);
-  return fmt::format("{} with {}: {:.2f} ms", r.algorithm, buckets, 1e3 * r.step_time_s);
+// The uncompressed baseline of `config` (speedup_baseline.h) as NCCL's default runs it and
+// tuned (sim/tuned_baseline.h), simulated in this process.
+ScenarioBaseline tuned_baseline(const sim::StepConfig& config,
+                                const std::string& training_baseline) {
+  sim::StepConfig baseline = config;
+  baseline.optimizer = speedup_baseline(config.optimizer, training_baseline);
+  return {baseline.optimizer, sim::tune_baseline(baseline)};
 }
 
-// With --tune-baseline: the uncompressed baseline as NCCL's default runs it and tuned
-// (sim/tuned_baseline.h), a warning where NCCL's choice is the slower algorithm, and the
-// profiled optimizer's speedups against both; without, a line saying how to get them.
-void print_baseline(const sim::StepConfig& config, const sim::StageTiming& steady, bool tune) {
-  if (!tune) {
+// With --tune-baseline: the two baseline runs, a warning where NCCL's choice is the slower
+// algorithm, and the profiled optimizer's speedups against both; without, a line saying how to
+// get them.
+void print_baseline(const sim::StepConfig& config, const sim::StageTiming& steady,
+                    const std::optional<ScenarioBaseline>& b) {
+  if (!b) {
     fmt::print(
         "\nbaseline: NCCL's default algorithm and buckets; --tune-baseline also runs the tuned "
         "one and compares\n");
     return;
   }
-  const std::string& declared = optimizer_registry().get(config.optimizer).baseline;
-  sim::StepConfig baseline = config;
-  baseline.optimizer = declared.empty() ? config.optimizer : declared;
-  const sim::TunedBaseline t = sim::tune_baseline(baseline);
-  std::vector<std::string> buckets;  // 0: DDP's 25 MB
-  for (const int b : sim::kTunedBucketCounts)
-    buckets.push_back(b == 0 ? "25 MB" : std::to_string(b));
+  const sim::TunedBaseline& t = b->runs;
+  std::vector<std::string> buckets;  // 0: the implementation's bucket size
+  buckets.reserve(sim::kTunedBucketCounts.size());
+  for (const int count : sim::kTunedBucketCounts)
+    buckets.push_back(count == 0 ? "the implementation's" : std::to_string(count));
   fmt::print(
       "\nbaseline {}: NCCL default {} per step; tuned {} per step (searched {} at the default's "
       "buckets, then buckets {} with the faster where backward overlaps)\n",
-      baseline.optimizer, describe_run(t.nccl_default), describe_run(t.tuned),
+      b->optimizer, describe_baseline_run(t.nccl_default), describe_baseline_run(t.tuned),
       fmt::join(algorithm_names(config.cluster), ", "), fmt::join(buckets, ", "));
-  if (t.default_slowdown() > 1.01) {
+  if (t.default_is_slower()) {
     fmt::print("warning: NCCL default ({}) is {:.2f}x slower than {} here\n",
                t.nccl_default.algorithm, t.default_slowdown(), t.other_algorithm.algorithm);
   }
@@ -274,10 +277,15 @@ void run_profile(const Options& o) {
     const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
     for (const sim::StageTiming& t : timings) print_breakdown(t);
     print_bounds(timings, totals);
-    print_baseline(config, timings.back(), o.tune_baseline);
+    const std::optional<ScenarioBaseline> baseline =
+        o.tune_baseline ? std::optional(tuned_baseline(config, o.scenario.training.baseline))
+                        : std::nullopt;
+    print_baseline(config, timings.back(), baseline);
     print_training(totals);
     print_memory(config, totals.memory);
-    dir.write_file("profile.csv", profile_csv(config, timings, totals));
+    std::string csv = profile_csv(config, timings, totals);
+    if (baseline) csv = with_tuned_baseline_columns(csv, {{timings, std::nullopt}}, {*baseline});
+    dir.write_file("profile.csv", csv);
     if (o.trace) trace_path = write_trace(o, config, timings, phases, dir);
     nlohmann::json run = {{"workload", config.workload.name},
                           {"cluster", o.scenario.cluster},
@@ -293,10 +301,14 @@ void run_profile(const Options& o) {
                           {"buckets_used", buckets_used(timings)},
                           {"algorithm", algorithms(timings)},
                           {"compute_utilization", timings.front().compute_utilization},
+                          {"compute_utilization_source",
+                           net::utilization_source_kind(net::compute_times(
+                               config.workload, k.gpu, config.batch_per_gpu, config.grad_accum))},
                           {"platform_file", o.scenario.platform_file},
                           {"config_file", o.config},
                           {"sets", o.sets},  // the --set keys as given: workload, cluster, training
                           {"backend", sim::kSimBackendName}};
+    if (baseline) run["tuned_baseline"] = tuned_baseline_json(*baseline);
     if (!plans.empty()) run["sensitivity"] = write_sensitivity(plans, 0, dir);
     dir.write_run_json(run);
   });
@@ -455,7 +467,10 @@ void register_profile_command(CLI::App& app) {
     refuse_moved_flags(*cmd);
     o->trace = trace->count() > 0;
     o->scenario.overlap = sim::parse_overlap_mode(o->overlap);
-    o->scenario = profile_scenario(o->config, o->scenario, given_flags(*cmd), o->sets);
+    bool config_tunes = false;  // [sweep] tune_baseline = true in the file or a --set
+    o->scenario =
+        profile_scenario(o->config, o->scenario, given_flags(*cmd), o->sets, &config_tunes);
+    o->tune_baseline = o->tune_baseline || config_tunes;
     if (!o->export_platform.empty() && o->sensitivity) {
       throw InvalidArgument(
           "--sensitivity with --export-platform: --export-platform writes the platform instead "

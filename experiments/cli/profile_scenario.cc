@@ -36,6 +36,7 @@ constexpr FlagKeys kFlagKeys[] = {
     {"--overlap", {"sweep.overlap"}},
     {"--buckets", {"sweep.buckets"}},
     {"--implementation", {"sweep.implementation"}},
+    {"--tune-baseline", {"sweep.tune_baseline"}},
 };
 
 // Removes from `root` the keys of the flags given, so the flags' values stand.
@@ -92,7 +93,7 @@ std::vector<std::string> profile_scenario_flags() {
 
 sim::Scenario profile_scenario(const std::string& config_file, const sim::Scenario& flags,
                                const std::vector<std::string>& given_flags,
-                               const std::vector<std::string>& sets) {
+                               const std::vector<std::string>& sets, bool* tune_baseline) {
   toml::table root = config_file.empty() ? toml::table{} : read_sweep_toml(config_file);
   canonicalize_keys(root, fmt::format("sweep config '{}'", config_file));
   drop_flag_keys(root, given_flags);
@@ -100,6 +101,8 @@ sim::Scenario profile_scenario(const std::string& config_file, const sim::Scenar
   name_cluster_flag(root, flags, given_flags);
   check_one_value(root,
                   config_file.empty() ? "--set" : fmt::format("sweep config '{}'", config_file));
+  const bool tune = tune_baseline_of(root);
+  if (tune_baseline != nullptr) *tune_baseline = tune;
   // Names the file in messages as `compopt sweep` does.
   return scenario_from_table(flags, std::move(root), config_file.empty() ? "--set" : config_file);
 }

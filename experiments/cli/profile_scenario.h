@@ -24,9 +24,9 @@ std::vector<std::string> profile_scenario_flags();
 
 // `flags`: the scenario of the flags (their defaults where not given); `given_flags`: the
 // names of those given (e.g. "--gpus"; other options are ignored); `config_file`: empty for
-// none.
+// none. `tune_baseline`, when given, receives [sweep] tune_baseline of the file and --set keys.
 sim::Scenario profile_scenario(const std::string& config_file, const sim::Scenario& flags,
                                const std::vector<std::string>& given_flags,
-                               const std::vector<std::string>& sets);
+                               const std::vector<std::string>& sets, bool* tune_baseline = nullptr);
 
 }  // namespace compopt::cli

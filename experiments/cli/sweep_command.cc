@@ -5,7 +5,10 @@
 // the speedup table of sweep_summary.h; bad input fails before any work with
 // exit code 2 and leaves earlier results untouched. Under mpirun the scenarios
 // spread over the ranks (sweep_distribution.h) and rank 0 writes the results. `--sensitivity`
-// then analyses each scenario of a compressed optimizer on rank 0 (sensitivity_option.h).
+// then analyses each scenario of a compressed optimizer on rank 0 (sensitivity_option.h);
+// `--tune-baseline` (or [sweep] tune_baseline = true) runs each scenario's baseline tuned there
+// too and adds its columns (tuned_baseline_columns.h). The header and run.json state what the
+// rows were charged: implementation, algorithm, buckets used, compute utilisation and its source.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -28,6 +31,7 @@
 #include "experiments/scenario/sweep_distribution.h"
 #include "experiments/scenario/sweep_summary.h"
 #include "experiments/scenario/sweep_totals.h"
+#include "experiments/scenario/tuned_baseline_columns.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/workload.h"
 #include "sim/backend/sim_backend.h"
@@ -44,7 +48,8 @@ struct Options {
   int jobs = 0;
   std::string out;
   bool overwrite = false;
-  bool sensitivity = false;  // --sensitivity
+  bool sensitivity = false;    // --sensitivity
+  bool tune_baseline = false;  // --tune-baseline
 };
 
 class Progress {
@@ -115,6 +120,54 @@ void check_platform_files(const std::vector<sim::Scenario>& scenarios) {
 
 // Distinct cluster and compute lines the header prints before counting the rest.
 constexpr size_t kOriginLines = 8;
+// Lines of the tuned-baseline report printed before counting the rest.
+constexpr size_t kBaselineLines = 24;
+
+// run.json's record of what the rows were charged: each distinct (implementation, optimizer,
+// stage, algorithm, buckets used, compute utilisation and its source) with its row count.
+nlohmann::json charged_json(const std::vector<SweepRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  std::map<std::string, size_t> index;  // a charge's fields, joined -> its entry in `out`
+  for (const SweepRow& r : rows) {
+    const std::string key =
+        fmt::format("{}|{}|{}|{}|{}|{}|{}", r.implementation, r.optimizer, r.stage, r.algorithm,
+                    r.buckets_used, r.compute_utilization, r.compute_utilization_source);
+    const auto [at, added] = index.emplace(key, out.size());
+    if (added) {
+      out.push_back({{"implementation", r.implementation},
+                     {"optimizer", r.optimizer},
+                     {"stage", r.stage},
+                     {"algorithm", r.algorithm},
+                     {"buckets_used", r.buckets_used},
+                     {"compute_utilization", r.compute_utilization},
+                     {"compute_utilization_source", r.compute_utilization_source},
+                     {"rows", 0}});
+    }
+    nlohmann::json& entry = out[at->second];
+    entry["rows"] = entry["rows"].get<int>() + 1;
+  }
+  return out;
+}
+
+// With --tune-baseline: the baselines' lines, the tuned columns appended to `csv` and the
+// baselines in run.json; without, a line saying how to get them.
+std::string add_tuned_baseline(bool tune, const std::vector<sim::Scenario>& scenarios,
+                               const std::vector<SimulatedStep>& steps, int jobs, std::string csv,
+                               nlohmann::json& run_json) {
+  if (!tune) {
+    fmt::print(
+        "\nbaseline: NCCL's default algorithm and buckets; --tune-baseline also runs each "
+        "baseline tuned and compares\n");
+    return csv;
+  }
+  const std::vector<ScenarioBaseline> baselines = tune_scenario_baselines(scenarios, jobs);
+  fmt::print("\ntuned baseline (each algorithm at the default's buckets, then bucket counts):\n{}",
+             tuned_baseline_report(scenarios, steps, baselines, kBaselineLines));
+  nlohmann::json records = nlohmann::json::array();  // one per scenario, in order
+  for (const ScenarioBaseline& b : baselines) records.push_back(tuned_baseline_json(b));
+  run_json["tuned_baseline"] = std::move(records);
+  return with_tuned_baseline_columns(csv, steps, baselines);
+}
 
 void run(const Options& o) {
   const SweepWorld world = sweep_world_from_env();
@@ -135,6 +188,11 @@ void run(const Options& o) {
   if (!plans.empty())
     check_simulation_memory(plan_scenarios(plans), jobs, "sweep.gpus",
                             MemoryBudget::of_this_machine());
+  const bool tune = o.tune_baseline || config.tune_baseline;
+  if (tune) {
+    check_simulation_memory(baseline_scenarios(scenarios), jobs, "sweep.gpus",
+                            MemoryBudget::of_this_machine());
+  }
   if (world.rank != 0) {  // a further MPI rank: simulate its share, send it to rank 0
     gather_steps(world, scenarios.size(), run_share(scenarios, mine, jobs, world));
     return;
@@ -144,19 +202,21 @@ void run(const Options& o) {
              jobs, world.size > 1 ? fmt::format(" on each of {} MPI ranks", world.size) : "");
   for (const std::string& line : scenario_origin_lines(scenarios, kOriginLines))
     fmt::print("{}\n", line);
-  nlohmann::json run_json = {{"config_file", o.config},
-                             {"config", config.resolved},
-                             {"scenarios", scenarios.size()},
-                             {"backend", sim::kSimBackendName},
-                             {"ranks", world.size}};
+  nlohmann::json run_json = {{"config_file", o.config},       {"config", config.resolved},
+                             {"scenarios", scenarios.size()}, {"backend", sim::kSimBackendName},
+                             {"ranks", world.size},           {"tune_baseline", tune}};
   dir.write_run_json(run_json);
   const sim::TrainingSpec& training = scenarios.front().training;
   std::vector<SweepRow> rows;
   dir.run([&] {
     std::vector<SimulatedStep> steps = run_share(scenarios, mine, jobs, world);
     if (world.size > 1) steps = gather_steps(world, scenarios.size(), steps);
-    dir.write_file("sweep.csv", finish_sweep_csv(sweep_csv(scenarios, steps, rows), training));
+    std::string csv = finish_sweep_csv(sweep_csv(scenarios, steps, rows), training);
     fmt::print("\n{}", sweep_summary(rows, training.baseline));
+    run_json["charged"] = charged_json(rows);
+    csv = add_tuned_baseline(tune, scenarios, steps, jobs, std::move(csv), run_json);
+    dir.write_file("sweep.csv", csv);
+    dir.write_run_json(run_json);
     if (plans.empty()) return;
     run_json["sensitivity"] = write_sensitivity(plans, jobs, dir);
     dir.write_run_json(run_json);
@@ -187,6 +247,10 @@ void register_sweep_command(CLI::App& app) {
       net::workload_registry().help_lines(), net::cluster_registry().help_lines(),
       fmt::join(sim::step_optimizer_names(), ", ")));
   add_sensitivity_flag(*cmd, o->sensitivity);
+  cmd->add_flag("--tune-baseline", o->tune_baseline,
+                "also run each scenario's uncompressed baseline tuned (each allreduce algorithm, "
+                "then bucket counts) and add its columns and speedups (as [sweep] "
+                "tune_baseline = true)");
   cmd->add_option("--implementation", o->implementation,
                   "the software of every scenario (as --set sweep.implementation=NAME): " +
                       sim::implementation_registry().expected());

@@ -32,7 +32,7 @@ const std::map<std::string, std::set<std::string>> kKeys = {
     {"cluster", cluster_config_keys()},
     {"sweep",
      {"optimizers", "gpus", "gpus_per_node", "nics_per_node", "inter_node_gbps", "batch_per_gpu",
-      "grad_accum", "topology", "overlap", "buckets", "implementation"}},
+      "grad_accum", "topology", "overlap", "buckets", "implementation", "tune_baseline"}},
     {"training", training_config_keys()},
 };
 
@@ -282,6 +282,7 @@ SweepConfig sweep_config_from_table(toml::table root, const std::string& source,
   for (const std::string& s : sets) ConfigOverride(s, kSetExample).apply_to(root);
   check_keys(root, source);
   SweepConfig config;
+  config.tune_baseline = tune_baseline_of(root);
   config.scenarios = scenarios_of(root, sim::Scenario{});
   for (const sim::Scenario& s : config.scenarios) sim::resolve_scenario(s);
   std::ostringstream resolved;
@@ -294,6 +295,18 @@ SweepConfig sweep_config_from_table(toml::table root, const std::string& source,
                     source));
   }
   return config;
+}
+
+bool tune_baseline_of(const toml::table& root) {
+  const toml::node* node = root.at_path("sweep.tune_baseline").node();
+  if (node == nullptr) return false;
+  if (const auto flag = node->value_exact<bool>()) return *flag;
+  std::ostringstream value;
+  node->visit([&value](const auto& v) { value << v; });
+  throw InvalidArgument(
+      fmt::format("sweep.tune_baseline = {} {}: expected true or false (true also runs the "
+                  "uncompressed baseline tuned, as --tune-baseline)",
+                  value.str(), where(*node)));
 }
 
 sim::Scenario apply_scenario_sets(const sim::Scenario& base, const std::vector<std::string>& sets) {

@@ -12,7 +12,9 @@
 //                              ranks_per_node), platform (a SimGrid platform XML instead), ...
 //   [sweep]    optimizers, gpus, gpus_per_node, inter_node_gbps, batch_per_gpu, grad_accum,
 //              topology, implementation (sim/implementation_profile.h, default ddp): one value
-//              or an array (the grid is their product); overlap (bool), buckets (integer >= 0)
+//              or an array (the grid is their product); overlap (bool), buckets (integer >= 0),
+//              tune_baseline (bool: also run each scenario's baseline tuned,
+//              tuned_baseline_columns.h)
 //   [training] whole-run inputs (training_table.h): total steps, warmup, targets
 
 #include <toml++/toml.h>
@@ -32,7 +34,12 @@ inline constexpr size_t kMaxSweepScenarios = 100000;
 struct SweepConfig {
   std::vector<sim::Scenario> scenarios;  // each one resolves (sim::resolve_scenario)
   nlohmann::json resolved;               // the config after the overrides, for run.json
+  bool tune_baseline = false;            // [sweep] tune_baseline
 };
+
+// [sweep] tune_baseline of a config's tables: false when absent; anything but true or false
+// throws InvalidArgument naming the value.
+bool tune_baseline_of(const toml::table& root);
 
 // `source` names the text in messages (the file).
 SweepConfig parse_sweep_config(std::string_view text, const std::string& source,

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "experiments/scenario/speedup_baseline.h"
+#include "net_models/compute_model.h"
 
 namespace compopt::cli {
 namespace {
@@ -67,6 +68,7 @@ struct Summary {
   // speedup_baseline of each optimizer.
   std::map<std::string, std::string> baseline;
   double min_utilization = 1, max_utilization = 0;  // compute utilisation over the rows
+  std::vector<std::string> utilization_sources;     // distinct, in row order
 };
 
 std::vector<std::string> key_of(const SweepRow& row) {
@@ -115,6 +117,9 @@ Summary summarize(const std::vector<SweepRow>& rows, const std::string& training
     note_charge(o, row);
     s.min_utilization = std::min(s.min_utilization, row.compute_utilization);
     s.max_utilization = std::max(s.max_utilization, row.compute_utilization);
+    std::vector<std::string>& sources = s.utilization_sources;
+    if (std::find(sources.begin(), sources.end(), row.compute_utilization_source) == sources.end())
+      sources.push_back(row.compute_utilization_source);
   }
   for (const Optimizer& o : s.optimizers)
     s.baseline[o.name] = speedup_baseline(o.name, training_baseline);
@@ -212,7 +217,8 @@ std::string header(const Summary& s, const std::vector<size_t>& varying) {
       s.min_utilization == s.max_utilization
           ? fmt::format("{:.1f}%", 100 * s.min_utilization)
           : fmt::format("{:.1f}-{:.1f}%", 100 * s.min_utilization, 100 * s.max_utilization);
-  charges.push_back("compute utilisation " + utilization);
+  charges.push_back(fmt::format("compute utilisation {} ({})", utilization,
+                                fmt::join(s.utilization_sources, " / ")));
   std::vector<std::string> notes = {"ms per step (speedup in parentheses)"};
   if (has_bounds(s)) notes.emplace_back("[low..high]: ms at the cluster's bandwidth spread");
   for (const Optimizer& o : s.optimizers)
@@ -272,6 +278,8 @@ SweepRow sweep_row(const sim::StepConfig& config, const sim::StageTiming& timing
           .buckets_used = timing.buckets,
           .algorithm = timing.algorithm,
           .compute_utilization = timing.compute_utilization,
+          .compute_utilization_source = net::utilization_source_kind(
+              net::compute_times(config.workload, k.gpu, config.batch_per_gpu, config.grad_accum)),
           .step_time_s = timing.step_time_s,
           .step_time_low_s = bounds.step_time_low_s,
           .step_time_high_s = bounds.step_time_high_s};

@@ -4,8 +4,9 @@
 // validation first, in this process, so bad input raises compopt.InvalidArgument before anything is
 // simulated; then each simulation runs in a forked process (experiments/scenario/
 // forked_simulation.h), with the GIL released. With sensitivity=True both return
-// sensitivity.csv's text instead (experiments/scenario/sensitivity.h). A build without the
-// simulator binds only have_simulator.
+// sensitivity.csv's text instead (experiments/scenario/sensitivity.h); with tune_baseline=True
+// the rows gain the tuned-baseline columns (experiments/scenario/tuned_baseline_columns.h). A
+// build without the simulator binds only have_simulator.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -32,6 +33,7 @@
 #include "experiments/scenario/sensitivity_report.h"
 #include "experiments/scenario/sweep_config.h"
 #include "experiments/scenario/sweep_totals.h"
+#include "experiments/scenario/tuned_baseline_columns.h"
 #include "python/src/toml_from_python.h"
 
 namespace compopt::python {
@@ -119,6 +121,24 @@ std::vector<cli::SimulatedStep> simulate_released(const std::vector<sim::Scenari
   return cli::simulate_forked(scenarios, {.parallel = parallel, .spread = true});
 }
 
+// Each scenario's baseline tuned (tuned_baseline_columns.h), with the GIL released.
+std::vector<cli::ScenarioBaseline> baselines_released(const std::vector<sim::Scenario>& scenarios,
+                                                      int parallel) {
+  cli::check_simulation_memory(cli::baseline_scenarios(scenarios), parallel, "gpus",
+                               MemoryBudget::of_this_machine());
+  const py::gil_scoped_release release;
+  return cli::tune_scenario_baselines(scenarios, parallel);
+}
+
+// Refuses tune_baseline=True with sensitivity=True: the analyses replace the rows it adds to.
+void check_not_both(bool tune_baseline, bool sensitivity) {
+  if (tune_baseline && sensitivity) {
+    throw InvalidArgument(
+        "tune_baseline=True with sensitivity=True: sensitivity returns the analyses instead of "
+        "the rows the tuned baseline adds columns to; expected one of the two");
+  }
+}
+
 // The analyses of `plans` as sensitivity.csv's text, simulated with the GIL released.
 std::string sensitivity_released(const std::vector<cli::SensitivityPlan>& plans, int parallel) {
   cli::check_simulation_memory(cli::plan_scenarios(plans), parallel, "gpus",
@@ -127,10 +147,12 @@ std::string sensitivity_released(const std::vector<cli::SensitivityPlan>& plans,
   return cli::sensitivity_csv(cli::simulate_sensitivity(plans, parallel));
 }
 
-// profile.csv's text, or with `sensitivity` sensitivity.csv's.
+// profile.csv's text (with `tune_baseline` its tuned-baseline columns), or with `sensitivity`
+// sensitivity.csv's.
 std::string simulate_profile(const py::handle& workload, const py::handle& cluster,
                              const std::string& optimizer, int gpus, const py::dict& options,
-                             const py::handle& training, bool sensitivity) {
+                             const py::handle& training, bool sensitivity, bool tune_baseline) {
+  check_not_both(tune_baseline, sensitivity);
   sim::Scenario s;
   s.optimizer = optimizer;
   s.gpus = gpus;
@@ -151,7 +173,11 @@ std::string simulate_profile(const py::handle& workload, const py::handle& clust
                                 cli::parallel_jobs(0));
   }
   cli::check_simulation_memory({s}, 1, "gpus", MemoryBudget::of_this_machine());
-  return cli::profile_csv(s, simulate_released({s}, 1).front());
+  const std::vector<cli::SimulatedStep> steps = simulate_released({s}, 1);
+  std::string csv = cli::profile_csv(s, steps.front());
+  if (!tune_baseline) return csv;
+  return cli::with_tuned_baseline_columns(csv, steps,
+                                          baselines_released({s}, cli::parallel_jobs(0)));
 }
 
 cli::SweepConfig sweep_config_of(const py::handle& config) {
@@ -163,9 +189,12 @@ cli::SweepConfig sweep_config_of(const py::handle& config) {
       option_value<std::string>(config, "config", "a dict or the path of a TOML file"), {});
 }
 
-// (sweep.csv's text, the warning about scenarios that do not fit in memory or ""); with
+// (sweep.csv's text, the warning about scenarios that do not fit in memory or ""), with the
+// tuned-baseline columns when `tune_baseline` or the config's [sweep] tune_baseline; with
 // `sensitivity`, (sensitivity.csv's text, "").
-std::pair<std::string, std::string> sweep(const py::handle& config, int jobs, bool sensitivity) {
+std::pair<std::string, std::string> sweep(const py::handle& config, int jobs, bool sensitivity,
+                                          bool tune_baseline) {
+  check_not_both(tune_baseline, sensitivity);
   if (jobs < 0 || jobs > cli::kMaxJobs) {
     throw InvalidArgument(fmt::format("jobs={}: expected 0..{} processes at once, 0 = all cores",
                                       jobs, cli::kMaxJobs));
@@ -184,6 +213,10 @@ std::pair<std::string, std::string> sweep(const py::handle& config, int jobs, bo
   std::vector<cli::SweepRow> rows;
   const std::string csv = cli::sweep_csv(c.scenarios, steps, rows);
   cli::FinishedSweep finished = cli::finish_sweep(csv, c.scenarios.front().training);
+  if (tune_baseline || c.tune_baseline) {
+    finished.csv = cli::with_tuned_baseline_columns(finished.csv, steps,
+                                                    baselines_released(c.scenarios, parallel));
+  }
   return {std::move(finished.csv), std::move(finished.warning)};
 }
 
@@ -193,12 +226,15 @@ void bind_simulator(py::module_& m) {
   m.attr("have_simulator") = true;
   m.def("simulate_profile", &simulate_profile, py::arg("workload"), py::arg("cluster"),
         py::arg("optimizer"), py::arg("gpus"), py::arg("options"), py::arg("training"),
-        py::arg("sensitivity"),
+        py::arg("sensitivity"), py::arg("tune_baseline"),
         "profile.csv's text of one scenario, as `compopt profile` writes it (with sensitivity: "
-        "sensitivity.csv's, as --sensitivity writes it)");
+        "sensitivity.csv's, as --sensitivity writes it; with tune_baseline: the columns of "
+        "--tune-baseline)");
   m.def("sweep", &sweep, py::arg("config"), py::arg("jobs"), py::arg("sensitivity"),
+        py::arg("tune_baseline"),
         "(sweep.csv's text, memory warning) of a sweep config, as `compopt sweep` writes it "
-        "(with sensitivity: (sensitivity.csv's text, \"\"))");
+        "(with sensitivity: (sensitivity.csv's text, \"\"); with tune_baseline: the columns of "
+        "--tune-baseline)");
 }
 
 }  // namespace compopt::python

@@ -74,5 +74,26 @@ TEST(TunedBaseline, TunedIsNoSlowerThanTheDefaultAndATriedBucketCount) {
   EXPECT_TRUE(tried);
 }
 
+// Under ZeRO-3 the charged algorithm carries the forward all-gather ("tree + forward parameter
+// all-gather ..."): the search forces the algorithm it names, so it runs, reports both the
+// default's algorithm and the other one, and the default's buckets_used are what the step went
+// out in.
+TEST(TunedBaseline, ZeroThreeForcesTheAlgorithmItsChargedTextNames) {
+  StepConfig config = bert_on(2);
+  config.implementation = "zero-3";
+  config.overlap = OverlapMode::kAuto;
+  const TunedBaseline t = tune_baseline(config);
+  const std::string chosen = t.nccl_default.allreduce;
+  ASSERT_TRUE(chosen == "ring" || chosen == "tree") << chosen;
+  EXPECT_TRUE(t.nccl_default.algorithm.starts_with(chosen + " + forward parameter all-gather"))
+      << t.nccl_default.algorithm;
+  const std::string other = chosen == "ring" ? "tree" : "ring";
+  EXPECT_EQ(t.other_algorithm.allreduce, other);
+  EXPECT_TRUE(t.other_algorithm.algorithm.starts_with(other + " + "))
+      << t.other_algorithm.algorithm;
+  EXPECT_EQ(t.nccl_default.buckets_used, simulate_step(config).back().buckets);
+  EXPECT_LE(t.tuned.step_time_s, t.nccl_default.step_time_s);
+}
+
 }  // namespace
 }  // namespace compopt::sim

@@ -28,6 +28,7 @@ SweepRow row(int gpus, const std::string& optimizer, const std::string& stage, d
           .buckets_used = 1,
           .algorithm = optimizer == "adam" ? "ring" : "compressed-flat",
           .compute_utilization = 0.5,
+          .compute_utilization_source = "borrowed",
           .step_time_s = step_s};
 }
 
@@ -68,10 +69,11 @@ TEST(SweepSummary, HeaderNamesTheBaselineTheSteadyStageAndTheFixedFields) {
   EXPECT_THAT(summary, HasSubstr("same in all rows: workload w, cluster c, topology star"));
   EXPECT_THAT(summary, HasSubstr("Gbit/s 40"));
   EXPECT_THAT(summary, Not(HasSubstr("buckets given")));  // meaningless without overlap
-  // What was charged, as used (not "25MB" when one bucket went out), and the utilisation.
+  // What was charged, as used (not "25MB" when one bucket went out), the utilisation and where
+  // it comes from.
   EXPECT_THAT(summary, HasSubstr("charged: adam: ring, 1 bucket; onebit-adam: compressed-flat, "
                                  "1 bucket;\n  birder: compressed-flat, 1 bucket; compute "
-                                 "utilisation 50.0%\n"));
+                                 "utilisation 50.0% (borrowed)\n"));
   for (size_t start = 0; start < summary.size();) {
     const size_t end = summary.find('\n', start);
     EXPECT_LE(end - start, 100u) << summary.substr(start, end - start);
