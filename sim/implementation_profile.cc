@@ -90,6 +90,14 @@ const std::string kFsdpSource =
     "FULL_SHARD shards weights, gradients and optimizer state as ZeRO-3 does, all-gathering "
     "weights before forward and backward and reduce-scattering gradients";
 
+// The step kernels several profiles run unchanged (counted; docs/implementations.md).
+const StepKernel kFusedLambStep = {kFusedLambBytes,
+                                   "DeepSpeed FusedLamb kernel on fp32 state (counted)"};
+const StepKernel kTorchMomentumSgdStep = {
+    kTorchMomentumSgdBytes, "torch.optim.SGD, momentum + weight decay, 4 kernels (counted)"};
+const StepKernel kBertAdamStep = {kBertAdamBytes,
+                                  "BertAdam, per-parameter loop of 14 kernels (counted)"};
+
 ImplementationProfile ddp() {
   ImplementationProfile p;
   p.name = "ddp";
@@ -101,10 +109,9 @@ ImplementationProfile ddp() {
   p.compressed_allreduce_text = "compopt's compressed allreduce (all-to-all + all-gather)";
   p.adam_step = {kFusedAdamFp32Bytes,
                  "fused AdamW, fp32 params: read p, g, m, v (16 B), write p, m, v (12 B)"};
-  p.lamb_step = {kFusedLambBytes, "DeepSpeed FusedLamb kernel on fp32 state (counted)"};
-  p.momentum_sgd_step = {kTorchMomentumSgdBytes,
-                         "torch.optim.SGD, momentum + weight decay, 4 kernels (counted)"};
-  p.bertadam_step = {kBertAdamBytes, "BertAdam, per-parameter loop of 14 kernels (counted)"};
+  p.lamb_step = kFusedLambStep;
+  p.momentum_sgd_step = kTorchMomentumSgdStep;
+  p.bertadam_step = kBertAdamStep;
   p.sources = {kDdpSource, kNoSyncSource};
   return p;
 }
@@ -125,9 +132,8 @@ ImplementationProfile deepspeed_2020() {
   p.lamb_step = {kDeepSpeedLambBytes,
                  "FP16_UnfusedOptimizer's legacy FusedLamb step: flatten, norm, kernel, copy "
                  "(counted)"};
-  p.momentum_sgd_step = {kTorchMomentumSgdBytes,
-                         "torch.optim.SGD, momentum + weight decay, 4 kernels (counted)"};
-  p.bertadam_step = {kBertAdamBytes, "BertAdam, per-parameter loop of 14 kernels (counted)"};
+  p.momentum_sgd_step = kTorchMomentumSgdStep;
+  p.bertadam_step = kBertAdamStep;
   p.sources = {kEngineSource, kOneBitSource};
   return p;
 }
@@ -151,10 +157,9 @@ ImplementationProfile pytorch_2022() {
   p.bucket_bytes = kDdpBucketBytes;
   p.compressed_allreduce_text = "torch.distributed all-to-all + all-gather (Birder's appendix)";
   p.adam_step = {kTorchAdamBytes, "torch.optim.Adam of PyTorch 1.11, 9 kernels (counted)"};
-  p.lamb_step = {kFusedLambBytes, "DeepSpeed FusedLamb kernel on fp32 state (counted)"};
-  p.momentum_sgd_step = {kTorchMomentumSgdBytes,
-                         "torch.optim.SGD, momentum + weight decay, 4 kernels (counted)"};
-  p.bertadam_step = {kBertAdamBytes, "BertAdam, per-parameter loop of 14 kernels (counted)"};
+  p.lamb_step = kFusedLambStep;
+  p.momentum_sgd_step = kTorchMomentumSgdStep;
+  p.bertadam_step = kBertAdamStep;
   p.sources = {kBirderSource};
   return p;
 }
