@@ -44,6 +44,7 @@ tail = ["total_steps", "warmup_steps", "time_to_train_h", "time_to_train_low_h",
         "memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb",
         "memory_activations_gb", "memory_total_gb", "gpu_memory_gb", "fits_in_memory",
         "nics_per_node", "rail_optimized", "algorithm", "buckets_used", "compute_source",
+        "compute_utilization_source",
         "end_to_end_speedup", "speedup_baseline"]
 assert header[-len(tail):] == tail, header
 time = {}
