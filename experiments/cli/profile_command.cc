@@ -3,7 +3,7 @@
 // Table 1 (forward, backward allreduce, backward else, step, allreduce %). The scenario is
 // CONFIG.toml (the sweep config `compopt sweep` reads, one value per [sweep] list), the flags
 // over it and the --set keys last (profile_scenario.h). Every profile carries low..high
-// bounds at the cluster's bandwidth spread (sim/step_spread.h). `--trace [FILE]` also writes
+// band over the scenario's measured inputs (sim/step_spread.h). `--trace [FILE]` also writes
 // a Chrome/Perfetto trace of the simulated step (sim/step_trace.h) to FILE, or to trace.json
 // in the run directory when no FILE is given. `--export-platform FILE` writes the resolved
 // cluster's SimGrid platform instead of simulating. The checks against published
@@ -141,9 +141,13 @@ nlohmann::json algorithms(const std::vector<sim::StageTiming>& timings) {
   return out;
 }
 
-// The low..high bounds of each stage and where the spread comes from.
-void print_bounds(const std::vector<sim::StageTiming>& timings, const sim::ScenarioTotals& totals) {
-  fmt::print("\nlow..high at the bandwidth spread ({})\n", totals.spreads.source);
+// The low..high band of each stage and the input ranges it comes from.
+void print_bounds(const sim::StepConfig& config, const std::vector<sim::StageTiming>& timings,
+                  const sim::ScenarioTotals& totals) {
+  fmt::print(
+      "\nlow..high: root-sum-square of the one-at-a-time deviations of the uncertain inputs "
+      "(docs/whatif.md, \"The band\"):\n");
+  for (const std::string& line : sim::input_range_lines(config)) fmt::print("  {}\n", line);
   for (const sim::StageTiming& t : timings) {
     const sim::StageBounds& b = totals.bounds.at(t.stage);
     fmt::print("{:<14} total ms {:.2f}..{:.2f}, samples/s {:.1f}..{:.1f}\n", t.stage,
@@ -271,7 +275,7 @@ void run_profile(const Options& o) {
                "AR %", "samples/s", "buckets", "algorithm");
     const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
     for (const sim::StageTiming& t : timings) print_breakdown(t);
-    print_bounds(timings, totals);
+    print_bounds(config, timings, totals);
     print_baseline(config, timings.back(), o.tune_baseline);
     print_training(totals);
     print_memory(config, totals.memory);

@@ -30,7 +30,7 @@ std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& sce
   for (size_t i : indexes) configs.push_back(sim::resolve_scenario(scenarios.at(i)));
   const auto work = [&](size_t k) {
     SimulatedStep step{sim::simulate_step(configs[k]), std::nullopt};
-    if (how.spread) step.spread = sim::simulate_step_spread(configs[k], step.timings);
+    if (how.spread) step.spread = sim::simulate_step_spread(configs[k]);
     return encode_simulated_step(step);
   };
   const auto describe = [&](size_t k) {

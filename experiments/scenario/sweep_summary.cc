@@ -214,7 +214,7 @@ std::string header(const Summary& s, const std::vector<size_t>& varying) {
           : fmt::format("{:.1f}-{:.1f}%", 100 * s.min_utilization, 100 * s.max_utilization);
   charges.push_back("compute utilisation " + utilization);
   std::vector<std::string> notes = {"ms per step (speedup in parentheses)"};
-  if (has_bounds(s)) notes.emplace_back("[low..high]: ms at the cluster's bandwidth spread");
+  if (has_bounds(s)) notes.emplace_back("[low..high]: ms, the band over the measured inputs");
   for (const Optimizer& o : s.optimizers)
     if (o.stages.size() > 1)
       notes.push_back(fmt::format("{}: {} stage (steady state)", o.name, o.stages.back()));

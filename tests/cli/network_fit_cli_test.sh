@@ -68,11 +68,17 @@ for r in rows:
     assert abs(100 * (pred - pub) / pub - err) < 0.01, r
     assert (r["fallback"] != "") == (r["nodes"] == "1"), r
     assert abs(err) <= 10, r  # docs/validation.md: 8.8% at worst
+    lo, hi = float(r["predicted_low_ms"]), float(r["predicted_high_ms"])
+    assert lo < pred < hi, r  # every row has a network input with a range
+    assert r["inside_band"] == ("yes" if lo <= pub <= hi else "no"), r
+    assert abs(float(r["band_half_width_pct"]) - 100 * max(hi - pred, pred - lo) / pred) < 0.01, r
 PY
+grep -q "^low..high band .*: [0-9]* of 13 measured values inside" "$WORK/cv.log" ||
+  fail "no band coverage line: $(cat "$WORK/cv.log")"
 
 "$BIN" profile --optimizer birder --gpus 16 --out "$WORK/p" > "$WORK/p.log" 2>&1 ||
   fail "profile failed: $(tail -3 "$WORK/p.log")"
-grep -q "low..high at the bandwidth spread (inter-node" "$WORK/p.log" || fail "no bounds line"
+grep -q "low..high: root-sum-square" "$WORK/p.log" || fail "no bounds line"
 /usr/bin/python3 - "$WORK/p/profile.csv" <<'PY' || fail "profile.csv bounds check failed"
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):

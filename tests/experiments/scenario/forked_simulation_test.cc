@@ -47,7 +47,10 @@ std::string hex(const std::vector<sim::StageTiming>& timings) {
 
 std::string hex(const SimulatedStep& step) {
   std::string out = hex(step.timings);
-  if (step.spread) out += "fast\n" + hex(step.spread->fast) + "slow\n" + hex(step.spread->slow);
+  if (step.spread) {
+    for (const sim::InputRuns& r : step.spread->inputs)
+      out += r.input + " low\n" + hex(r.low) + r.input + " high\n" + hex(r.high);
+  }
   return out + (step.spread ? step.spread->source : "no spread");
 }
 
@@ -58,7 +61,7 @@ std::string hex(const SimulatedStep& step) {
 std::string reference(const sim::StepConfig& config) {
   const auto work = [&](size_t) {
     SimulatedStep step{sim::simulate_step(config), std::nullopt};
-    step.spread = sim::simulate_step_spread(config, step.timings);
+    step.spread = sim::simulate_step_spread(config);
     return hex(step);
   };
   return run_forked(
@@ -81,7 +84,8 @@ TEST(ForkedSimulation, ChildrenSendBackExactlyWhatTheySimulated) {
   EXPECT_EQ(steps[0].timings.back().stage, "compression");
   EXPECT_FALSE(steps[0].timings.back().algorithm.empty());
   EXPECT_GT(steps[0].timings.back().compute_utilization, 0);
-  EXPECT_EQ(steps[0].spread->slow.size(), 2u);  // onebit-adam: warmup and compression
+  ASSERT_FALSE(steps[0].spread->inputs.empty());
+  EXPECT_EQ(steps[0].spread->inputs[0].low.size(), 2u);  // onebit-adam: warmup and compression
 }
 
 TEST(ForkedSimulation, WithoutSpreadOnlyTheStep) {
@@ -130,7 +134,7 @@ TEST(ForkedSimulation, StepsSurviveTheirText) {
   t.stage = "warmup";
   t.comm_s = 1.0 / 3.0;
   t.algorithm = "tree";
-  const SimulatedStep with{{t}, sim::StepSpread{{t}, {t, t}, "preset"}};
+  const SimulatedStep with{{t}, sim::StepSpread{{{"network latency", {t}, {t, t}}}, "preset"}};
   const SimulatedStep back = decode_simulated_step(encode_simulated_step(with));
   EXPECT_EQ(hex(back), hex(with));
   EXPECT_FALSE(decode_simulated_step(encode_simulated_step({{t}, std::nullopt})).spread);
