@@ -20,14 +20,18 @@ using testing_support::invalid_argument_message;
 
 TEST(BandwidthSpread, PaperPresetsCarryTheirOwnFactors) {
   const LinkSpreads eth = link_spreads(cluster_preset("ethernet-v100-4"));
-  EXPECT_EQ(eth.inter_node.low, 0.846);  // 4.1 Gbit/s iperf / 4.844 fitted
-  EXPECT_EQ(eth.inter_node.high, 1.037);
+  EXPECT_EQ(eth.inter_node.low, 0.849);  // 4.1 Gbit/s iperf / 4.832 fitted
+  EXPECT_EQ(eth.inter_node.high, 1.039);
   EXPECT_EQ(eth.intra_node.low, 0.9);  // no repeated 1-node row: the GPU-link default
   EXPECT_THAT(eth.source, HasSubstr("iperf"));
   EXPECT_THAT(eth.source, HasSubstr("GPU link default"));
   const LinkSpreads ib = link_spreads(cluster_preset("infiniband-v100-8"));
   EXPECT_EQ(ib.inter_node.low, 0.954);
   EXPECT_EQ(ib.inter_node.high, 1.07);
+  // Each class's own source, as the band's range lines print it.
+  EXPECT_EQ(ib.inter_node_source.rfind("the cluster's. Source: ", 0), 0u) << ib.inter_node_source;
+  EXPECT_THAT(ib.intra_node_source, HasSubstr("GPU link default for transport nvlink"));
+  EXPECT_THAT(ib.intra_node_source, ::testing::Not(HasSubstr("Source:")));
 }
 
 // The presets' transports: tcp on the Ethernet presets, rdma on the DGX ones, nvlink inside.

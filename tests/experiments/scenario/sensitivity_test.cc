@@ -103,7 +103,9 @@ TEST(Sensitivity, MeasuredInputsTakeTheScenariosOwnRanges) {
   ASSERT_EQ(inputs.size(), sim::measured_inputs().size() + 4);
   for (size_t k = 0; k < inputs.size(); ++k) {
     EXPECT_EQ(inputs[k].measured, k < sim::measured_inputs().size()) << inputs[k].name;
-    if (inputs[k].measured) EXPECT_EQ(inputs[k].name, sim::measured_inputs()[k].name);
+    if (inputs[k].measured) {
+      EXPECT_EQ(inputs[k].name, sim::measured_inputs()[k].name);
+    }
   }
   const size_t l = input_index("network latency");
   const SensitivityPlan eth = plan_sensitivity(onebit_adam(), "adam", "eth");
