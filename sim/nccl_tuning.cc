@@ -25,6 +25,12 @@ constexpr double kTreeMaxBusGbs = 80, kTreeMaxBusGbsTwoNodes = 110;
 constexpr std::array<double, 22> kTreeCorrection = {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6,
                                                     .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9};
 
+// The tree graph's intra-node speed on 2 nodes: NCCL's graph search raises it up to twice the
+// inter-node speed (src/graph/search.cc, "increase speedIntra / bwIntra for trees (2 nodes or
+// collnet)", NCCL 2.5 to current) and its tuning model charges the intra speed when there are
+// at most 2 nodes (src/graph/tuning.cc, `nNodes <= 2 ? bwIntra : bwInter`).
+constexpr double kTwoNodeTreeIntraRaise = 2.0;
+
 // NVLS: NVIDIA/nccl src/graph/tuning.cc (nvlsEfficiency; hwLat NVLink NVLS Simple 25 us,
 // base 0) and src/graph/search.cc (intra-node speed tables of SM90 and SM100, GB/s).
 constexpr double kNvlsLatencyUs = 25;
@@ -65,10 +71,15 @@ bool over_pcie(const net::ClusterSpec& cluster) {
   return cluster.intra_node_fabric == net::IntraNodeFabric::kPcie;
 }
 
+// One GPU's link inside a node after NCCL's per-link efficiency, bytes per second.
+double gpu_link_bandwidth(const net::ClusterSpec& cluster) {
+  return cluster.intra_node_gbps * cluster.intra_node_efficiency * 1e9 / 8;
+}
+
 // Bytes per second a node moves per direction: its NICs across nodes (no faster than its
 // GPUs' links), one GPU's link inside a single node.
 double bus_bandwidth(const net::ClusterSpec& cluster) {
-  const double link = cluster.intra_node_gbps * cluster.intra_node_efficiency * 1e9 / 8;
+  const double link = gpu_link_bandwidth(cluster);
   if (cluster.nodes < 2) return link;
   const int nics = std::min(cluster.nics_per_node, cluster.gpus_per_node);
   const double nic = nics * cluster.nic_effective_gbps() * 1e9 / 8;
@@ -76,6 +87,12 @@ double bus_bandwidth(const net::ClusterSpec& cluster) {
 }
 
 }  // namespace
+
+double nccl_tree_bus_bandwidth(const net::ClusterSpec& cluster) {
+  const double bus = bus_bandwidth(cluster);
+  if (cluster.nodes != 2) return bus;
+  return std::max(bus, std::min(kTwoNodeTreeIntraRaise * bus, gpu_link_bandwidth(cluster)));
+}
 
 double nccl_ring_latency_s(double bytes, const net::ClusterSpec& cluster) {
   const int n = cluster.gpus(), nodes = cluster.nodes;
@@ -101,7 +118,8 @@ double nccl_ring_bandwidth(double /*bytes*/, const net::ClusterSpec& cluster) {
 
 double nccl_tree_bandwidth(double bytes, const net::ClusterSpec& cluster) {
   const double cap = 1e9 * (cluster.nodes > 2 ? kTreeMaxBusGbs : kTreeMaxBusGbsTwoNodes);
-  double bandwidth = 0.5 * std::min(kNcclTreeBandwidthFactor * bus_bandwidth(cluster), cap);
+  double bandwidth =
+      0.5 * std::min(kNcclTreeBandwidthFactor * nccl_tree_bus_bandwidth(cluster), cap);
   const double chunks = std::max(1.0, bytes / 64);
   const auto log_size = static_cast<size_t>(std::floor(std::log2(chunks)));
   if (log_size < kTreeCorrection.size()) bandwidth *= kTreeCorrection[log_size];

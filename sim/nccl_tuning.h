@@ -10,7 +10,8 @@
 // waits, chunk hand-offs, pipeline fill) that the simulated wire does not hold.
 // Bandwidth: the bus bandwidth (here the node's NIC bandwidth across nodes, the GPU's
 // link inside one node, after the cluster's efficiencies) times n / (2(n-1)) for the
-// ring and 0.9 x 0.5 for the tree, with NCCL's per-size tree correction.
+// ring and 0.9 x 0.5 for the tree, with NCCL's per-size tree correction; on 2 nodes the
+// tree's bus bandwidth is its graph's raised intra-node speed (nccl_tree_bus_bandwidth).
 // Gradient-sized messages run on Simple in NCCL's model; LL and LL128 are not modelled.
 
 #include "net_models/cluster_spec.h"
@@ -25,6 +26,17 @@ double nccl_ring_latency_s(double bytes, const net::ClusterSpec& cluster);
 // Tree: 2 x ((g-1) intra-node steps + floor(log2 N) network steps) for g GPUs per node
 // (the reduce up and the broadcast down). Seconds.
 double nccl_tree_latency_s(double bytes, const net::ClusterSpec& cluster);
+
+// The bus bandwidth NCCL's model credits the tree with, bytes per second: the node's
+// (bus_bandwidth: its NICs across nodes) except on exactly 2 nodes, where NCCL's graph search
+// raises the tree graph's intra-node speed up to twice the inter-node one and its tuning model
+// charges that intra speed. The raise stops at one GPU's link (every channel's chain passes
+// through each GPU; a faster graph is not found), and never lowers the bus bandwidth. It is
+// what the wire does: on 2 nodes each NIC carries S per direction in the double binary tree
+// (each node is the other's only child in one tree and its parent in the other) against
+// 2(n-1)/n S in the ring; from 3 nodes on an inner node carries 2S (docs/simulator.md,
+// "Allreduce algorithms").
+double nccl_tree_bus_bandwidth(const net::ClusterSpec& cluster);
 
 // The algorithm bandwidths NCCL's model assumes for `bytes`, in bytes per second.
 double nccl_ring_bandwidth(double bytes, const net::ClusterSpec& cluster);

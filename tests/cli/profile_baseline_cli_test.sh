@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # `compopt profile --tune-baseline`'s lines (sim/tuned_baseline.h): on 2 nodes of 8 A100 with one
-# 10 Gbit/s NIC, NCCL's model runs the ring where the tree moves half the bytes through each
-# NIC, so the NCCL-default baseline is the ring and the tuned one the tree, with a warning. The
-# default's step is the profile's own total; the tuned step is what a profile forced to the
-# tuned algorithm and bucket count prints; the speedups are the ratios of those steps.
+# 10 Gbit/s NIC, an NCCL from before the tree (2.3: the ring only) runs the ring where the tree
+# moves half the bytes through each NIC, so the NCCL-default baseline is the ring and the tuned
+# one the tree, with a warning; the preset's NCCL 2.10 runs the tree there itself (its tuning
+# model, sim/nccl_tuning.h), and no warning is printed. The default's step is the profile's own
+# total; the tuned step is what a profile forced to the tuned algorithm and bucket count prints;
+# the speedups are the ratios of those steps.
 #   profile_baseline_cli_test.sh COMPOPT_BINARY
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 use_binary "$1"
 
-profile() {  # profile ARGS...: the output of a profile of BERT-Base on 2 nodes
+profile() {  # profile ARGS...: the output of a profile of BERT-Base on 2 nodes under NCCL 2.3
   "$BIN" profile --workload bert-base --cluster ethernet-a100-8 --gpus 16 --out "$WORK/run" \
-    --overwrite "$@" 2>&1
+    --overwrite --set 'cluster.nccl_version="2.3"' "$@" 2>&1
 }
+
+# The preset's NCCL 2.10 picks the tree on 2 nodes: the default is the tuned algorithm.
+expect_exit 0 -- "$BIN" profile --workload bert-base --cluster ethernet-a100-8 --gpus 16 \
+  --out "$WORK/run" --overwrite --optimizer bertadam --tune-baseline
+expect_contains "2.10 default" "baseline bertadam: NCCL default tree with 25 MB buckets:" "$OUTPUT"
+grep -qF "warning: NCCL default" <<<"$OUTPUT" && fail "warned where NCCL runs the tree: $OUTPUT"
 
 # Without --tune-baseline: one line saying the baseline is NCCL's default, no search.
 expect_exit 0 -- profile --optimizer bertadam

@@ -20,7 +20,7 @@ using testing_support::invalid_argument_message;
 
 TEST(BandwidthSpread, PaperPresetsCarryTheirOwnFactors) {
   const LinkSpreads eth = link_spreads(cluster_preset("ethernet-v100-4"));
-  EXPECT_EQ(eth.inter_node.low, 0.849);  // 4.1 Gbit/s iperf / 4.832 fitted
+  EXPECT_EQ(eth.inter_node.low, 0.849);  // 4.1 Gbit/s iperf / the fitted effective rate
   EXPECT_EQ(eth.inter_node.high, 1.039);
   EXPECT_EQ(eth.intra_node.low, 0.9);  // no repeated 1-node row: the GPU-link default
   EXPECT_THAT(eth.source, HasSubstr("iperf"));

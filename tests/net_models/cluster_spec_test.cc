@@ -152,7 +152,7 @@ TEST(ClusterPresets, RegistryKeepsTheSpecsAndTheirHelp) {
   EXPECT_EQ(ib.topology, Topology::kStar);
   EXPECT_EQ(ib.nccl_version, "2.4");
   EXPECT_DOUBLE_EQ(ib.inter_node_efficiency, 0.3323);
-  EXPECT_DOUBLE_EQ(cluster_preset("ethernet-v100-4").inter_node_efficiency, 0.1211);
+  EXPECT_DOUBLE_EQ(cluster_preset("ethernet-v100-4").inter_node_efficiency, 0.1208);
 }
 
 }  // namespace

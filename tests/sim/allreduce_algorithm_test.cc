@@ -128,6 +128,33 @@ TEST(AllreduceAlgorithm, NcclBandwidthsFromTheBusBandwidth) {
   EXPECT_NEAR(nccl_tree_bandwidth(64.0 * (1 << 18), c), 0.6 * 40e9, 1e3);
 }
 
+TEST(AllreduceAlgorithm, TwoNodeTreeIsCreditedWithTheRaisedIntraNodeSpeed) {
+  // ethernet-a100-8: one 10 Gbit/s NIC per node at efficiency 1, 1.25 GB/s; NVLink far faster.
+  net::ClusterSpec c = net::cluster_preset("ethernet-a100-8");
+  c.nodes = 2;
+  EXPECT_NEAR(nccl_tree_bus_bandwidth(c), 2 * 1.25e9, 1);
+  // 2^22 x 64 B and up uncorrected: 0.5 x 0.9 x 2.5 GB/s against the ring's 1.25 x 16/30.
+  EXPECT_NEAR(nccl_tree_bandwidth(440e6, c), 1.125e9, 1);
+  EXPECT_NEAR(nccl_ring_bandwidth(440e6, c), 1.25e9 * 16 / 30, 1);
+  EXPECT_EQ(choose_allreduce_algorithm("auto", 440e6, c).name, "tree");
+  // From 3 nodes on the tree graph keeps the inter-node speed: the ring wins at 440 MB.
+  for (int nodes : {3, 4, 8}) {
+    c.nodes = nodes;
+    EXPECT_NEAR(nccl_tree_bus_bandwidth(c), 1.25e9, 1) << nodes;
+    EXPECT_EQ(choose_allreduce_algorithm("auto", 440e6, c).name, "ring") << nodes;
+  }
+  // The raise stops at one GPU's link (160 Gbit/s = 20 GB/s) and never lowers the bus
+  // bandwidth: NICs of 12.5 GB/s raise to 20, not 25; NICs of 25 GB/s stay at 25.
+  net::ClusterSpec slow = cluster(2, 8, 1);
+  slow.intra_node_gbps = 160;
+  EXPECT_NEAR(nccl_tree_bus_bandwidth(slow), 20e9, 1);
+  slow.inter_node_gbps = 200;
+  EXPECT_NEAR(nccl_tree_bus_bandwidth(slow), 25e9, 1);
+  // One node: the GPU link, unchanged.
+  slow.nodes = 1;
+  EXPECT_NEAR(nccl_tree_bus_bandwidth(slow), 20e9, 1);
+}
+
 TEST(AllreduceAlgorithm, AutoPicksTreeForSmallMessagesAndManyNodesRingForLargeOnFew) {
   net::ClusterSpec c = net::cluster_preset("dgx-a100");  // 32 nodes
   // 1 GB: ring 10 ms + 4 ms latency against tree 25 ms; 64 KB: ring 2.1 ms of latency

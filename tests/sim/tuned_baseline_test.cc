@@ -1,7 +1,8 @@
 // The tuned baseline (sim/tuned_baseline.h) on hand-made clusters: two nodes, where the tree
-// moves S through each NIC and the ring 2(n-1)/n S but NCCL's model still runs the ring (the
-// tuned baseline is the tree, NCCL's default the slower one by the hand-derived allreduce
-// difference), and 32 low-latency nodes, where the ring NCCL picks is also the fastest.
+// moves S through each NIC and the ring 2(n-1)/n S and NCCL's model, crediting the tree graph
+// with twice the NIC's speed there, runs the tree (the default is the tuned baseline, the ring
+// slower by the hand-derived allreduce difference), and 32 low-latency nodes, where the ring
+// NCCL picks is also the fastest.
 
 #include "sim/tuned_baseline.h"
 
@@ -27,23 +28,24 @@ StepConfig bert_on(int nodes) {
 
 constexpr double kNicBytesS = 10e9 / 8;
 
-// 2 nodes: NCCL's model (ring busbw n/(2(n-1)) B against the tree's 0.45 B) runs the ring,
-// whose NICs carry 2 x 15/16 S; the tree's carry S, charged at 0.9 of the NIC. The step
-// differs by the allreduces' difference: S/B x (30/16 - 1/0.9) plus the latencies'.
-TEST(TunedBaseline, TreeBeatsNcclsRingOnTwoNodes) {
+// 2 nodes: NCCL's model (ring busbw n/(2(n-1)) B against the tree's 0.45 x 2B, its graph's
+// raised intra-node speed; nccl_tuning.h) runs the tree, whose NICs carry S, charged at 0.9 of
+// the NIC; the ring's carry 2 x 15/16 S. The default is the tuned baseline, and the ring's step
+// is longer by the allreduces' difference: S/B x (30/16 - 1/0.9) plus the latencies'.
+TEST(TunedBaseline, NcclsTreeIsTheTunedBaselineOnTwoNodes) {
   const StepConfig config = bert_on(2);
   const TunedBaseline t = tune_baseline(config);
-  EXPECT_EQ(t.nccl_default.algorithm, "ring");
+  EXPECT_EQ(t.nccl_default.algorithm, "tree");
   EXPECT_EQ(t.tuned.algorithm, "tree");
-  EXPECT_EQ(t.other_algorithm.algorithm, "tree");
+  EXPECT_EQ(t.other_algorithm.algorithm, "ring");
   const double bytes = config.workload.parameters * config.workload.wire_bytes();
   const double expected = bytes / kNicBytesS * (30.0 / 16 - 1 / 0.9) +
                           nccl_ring_latency_s(bytes, config.cluster) -
                           nccl_tree_latency_s(bytes, config.cluster);
-  EXPECT_NEAR(t.nccl_default.step_time_s - t.tuned.step_time_s, expected, 0.01 * expected);
-  EXPECT_GT(t.default_slowdown(), 1.3);
-  // Overlap off: the bucket count is moot, the forced tree at the default's buckets is the best.
-  EXPECT_NEAR(t.tuned.step_time_s, t.other_algorithm.step_time_s, 1e-9);
+  EXPECT_NEAR(t.other_algorithm.step_time_s - t.nccl_default.step_time_s, expected,
+              0.01 * expected);
+  EXPECT_NEAR(t.tuned.step_time_s, t.nccl_default.step_time_s, 1e-9);
+  EXPECT_LT(t.default_slowdown(), 0.7);
 }
 
 // 32 nodes: the tree's NICs carry 2S like the ring's, at 0.9 of the rate: the ring NCCL picks

@@ -24,9 +24,9 @@ namespace {
 using ::testing::HasSubstr;
 
 // The options of `compopt profile` that do not describe the scenario.
-const std::set<std::string> kNotScenario = {"--help",      "config",       "--set",
-                                            "--out",       "--trace",      "--export-platform",
-                                            "--overwrite", "--sensitivity"};
+const std::set<std::string> kNotScenario = {"--help",      "config",        "--set",
+                                            "--out",       "--trace",       "--export-platform",
+                                            "--overwrite", "--sensitivity", "--tune-baseline"};
 
 TEST(ProfileScenario, EveryScenarioFlagStandsForConfigKeys) {
   CLI::App app;

@@ -257,7 +257,7 @@ TEST(ClusterConfig, SweepAxisOverGpusPerNode) {
 // defaults (efficiencies 1), not the scenario's preset with its fitted efficiencies; profile's
 // --cluster (ProfileScenario tests) or cluster.preset names a base.
 TEST(ClusterConfig, KeysWithoutAPresetStartFromThePlainDefaults) {
-  sim::Scenario flags;  // the default cluster: ethernet-v100-4, NIC efficiency 0.1211
+  sim::Scenario flags;  // the default cluster: ethernet-v100-4, NIC efficiency 0.1208
   const sim::Scenario s = apply_scenario_sets(
       flags, {"cluster.nics_per_node=2", "cluster.gpus_per_node=8", "cluster.nodes=3"});
   ASSERT_TRUE(s.cluster_spec.has_value());
