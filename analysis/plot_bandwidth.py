@@ -3,7 +3,8 @@
 speedup = baseline step time / compressed step time vs effective bandwidth (log x,
 Gbit/s; log y), one panel per workload, one line per compressed optimizer against its
 baseline (optimizer colours and markers of compopt_plot), shaded over its low..high
-band (the measured inputs' deviations, docs/whatif.md "The band") when the CSV has it, a line at 1 (no gain). When
+band (the measured inputs' deviations, docs/whatif.md "The band") when the CSV has
+it, a line at 1 (no gain). When
 the run directory also has the break-even study, its crossings are marked on that line
 (with their bandwidth-spread error bar), so a break-even that sits on a jump of the
 curve (the baseline's allreduce changing algorithm) shows as one.

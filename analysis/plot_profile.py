@@ -138,8 +138,8 @@ def plot(run_dir):
     cp.caption(fig, "Backward allreduce: the part of the gradient allreduce not hidden behind "
                "the backward pass, simulated; share = that time over the whole step. Published: "
                "1-bit Adam (Tang et al., ICML 2021) Table 1, Adam rows only (hatched bars "
-               "below). Error bars: low..high band, each measured input at the low and at the high end of "
-               "its range, combined by root-sum-square.")
+               "below). Error bars: low..high band, each measured input at the low and at the "
+               "high end of its range, combined by root-sum-square.")
     return fig
 
 
