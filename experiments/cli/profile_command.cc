@@ -156,6 +156,21 @@ void print_bounds(const sim::StepConfig& config, const std::vector<sim::StageTim
   }
 }
 
+// run.json's record of the band: its inputs' ranges and each stage's step-time band.
+nlohmann::json band_json(const sim::StepConfig& config,
+                         const std::vector<sim::StageTiming>& timings,
+                         const sim::ScenarioTotals& totals) {
+  nlohmann::json stages = nlohmann::json::object();
+  for (const sim::StageTiming& t : timings) {
+    const sim::StageBounds& b = totals.bounds.at(t.stage);
+    stages[t.stage] = {{"step_time_low_s", b.step_time_low_s},
+                       {"step_time_high_s", b.step_time_high_s}};
+  }
+  return {{"rule", "root-sum-square of the one-at-a-time deviations (docs/whatif.md, The band)"},
+          {"inputs", sim::input_range_lines(config)},
+          {"stages", stages}};
+}
+
 std::vector<std::string_view> algorithm_names(const net::ClusterSpec& cluster) {
   std::vector<std::string_view> names;
   for (const sim::AllreduceAlgorithm* a : sim::runnable_allreduce_algorithms(cluster))
@@ -295,6 +310,7 @@ void run_profile(const Options& o) {
                           {"buckets_used", buckets_used(timings)},
                           {"algorithm", algorithms(timings)},
                           {"compute_utilization", timings.front().compute_utilization},
+                          {"band", band_json(config, timings, totals)},
                           {"platform_file", o.scenario.platform_file},
                           {"config_file", o.config},
                           {"sets", o.sets},  // the --set keys as given: workload, cluster, training
