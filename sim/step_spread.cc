@@ -4,20 +4,43 @@
 #include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <utility>
 
 namespace compopt::sim {
 
-StepSpread simulate_step_spread(const StepConfig& config) {
-  StepSpread out{{}, fmt::format("{}", fmt::join(input_range_lines(config), "; "))};
+std::vector<InputEnds> spread_scenarios(const StepConfig& config) {
+  std::vector<InputEnds> out;
   for (const MeasuredInput& input : measured_inputs()) {
     const FactorRange range = input.range(config);
     if (range.pinned()) continue;
-    StepConfig low = config, high = config;
-    input.scale(low, range.low);
-    input.scale(high, range.high);
-    out.inputs.push_back({input.name, simulate_step(low), simulate_step(high)});
+    InputEnds ends{input.name, config, config};
+    input.scale(ends.low, range.low);
+    input.scale(ends.high, range.high);
+    out.push_back(std::move(ends));
   }
   return out;
+}
+
+StepSpread spread_of(const StepConfig& config, std::vector<std::vector<StageTiming>> runs) {
+  const std::vector<InputEnds> ends = spread_scenarios(config);
+  if (runs.size() != 2 * ends.size()) {
+    throw std::invalid_argument(
+        fmt::format("spread_of: {} runs for {} inputs' two ends", runs.size(), ends.size()));
+  }
+  StepSpread out{{}, fmt::format("{}", fmt::join(input_range_lines(config), "; "))};
+  for (size_t k = 0; k < ends.size(); ++k)
+    out.inputs.push_back({ends[k].input, std::move(runs[2 * k]), std::move(runs[2 * k + 1])});
+  return out;
+}
+
+StepSpread simulate_step_spread(const StepConfig& config) {
+  std::vector<std::vector<StageTiming>> runs;
+  for (const InputEnds& ends : spread_scenarios(config)) {
+    runs.push_back(simulate_step(ends.low));
+    runs.push_back(simulate_step(ends.high));
+  }
+  return spread_of(config, std::move(runs));
 }
 
 std::vector<std::string> input_range_lines(const StepConfig& config) {

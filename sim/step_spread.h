@@ -31,6 +31,18 @@ struct StepSpread {
 // every input pinned nothing is simulated and every band has zero width.
 StepSpread simulate_step_spread(const StepConfig& config);
 
+// The scenarios a spread simulates: each input not pinned at its low and at its high end, in
+// measured_inputs() order (what simulate_step_spread runs, for callers that run them elsewhere).
+struct InputEnds {
+  std::string input;
+  StepConfig low, high;
+};
+std::vector<InputEnds> spread_scenarios(const StepConfig& config);
+// The spread of `config` from the runs of spread_scenarios(config): `runs` holds simulate_step's
+// rows of each one's low then high end, in order. Throws std::invalid_argument when the count
+// differs.
+StepSpread spread_of(const StepConfig& config, std::vector<std::vector<StageTiming>> runs);
+
 // Each input's range in `config` and where it comes from, one line per input (joined by "; ",
 // StepSpread::source).
 std::vector<std::string> input_range_lines(const StepConfig& config);

@@ -28,6 +28,7 @@
 #include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/cluster_table.h"
 #include "experiments/scenario/forked_jobs.h"
+#include "experiments/scenario/forked_simulation.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/scenario_rows.h"
 #include "net_models/cluster_presets.h"
@@ -263,7 +264,9 @@ std::vector<SensitivityPlan> sensitivity_plans(const Options& o, const sim::Step
 
 void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
-  check_simulation_memory({o.scenario}, 1, "--gpus", MemoryBudget::of_this_machine());
+  // This process, and the band's runs in children (simulate_spread_forked), `band_jobs` at once.
+  const int band_jobs = parallel_jobs(0);
+  check_simulation_memory({o.scenario}, 1 + band_jobs, "--gpus", MemoryBudget::of_this_machine());
   const std::vector<SensitivityPlan> plans = sensitivity_plans(o, config);
   check_trace_file(o.trace_file);
   // Simulated before the run directory exists: a platform file SimGrid refuses leaves nothing.
@@ -288,7 +291,8 @@ void run_profile(const Options& o) {
     fmt::print("\n{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12} {:>7}  {}\n",
                "stage", "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms",
                "AR %", "samples/s", "buckets", "algorithm");
-    const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
+    const sim::ScenarioTotals totals = sim::scenario_totals(
+        config, o.scenario.training, timings, simulate_spread_forked(config, band_jobs));
     for (const sim::StageTiming& t : timings) print_breakdown(t);
     print_bounds(config, timings, totals);
     print_baseline(config, timings.back(), o.tune_baseline);

@@ -49,6 +49,23 @@ std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& sce
   return steps;
 }
 
+sim::StepSpread simulate_spread_forked(const sim::StepConfig& config, int parallel) {
+  const std::vector<sim::InputEnds> ends = sim::spread_scenarios(config);
+  const auto end_of = [&](size_t k) -> const sim::StepConfig& {
+    return k % 2 ? ends[k / 2].high : ends[k / 2].low;
+  };
+  const auto work = [&](size_t k) { return nlohmann::json(sim::simulate_step(end_of(k))).dump(); };
+  const auto describe = [&](size_t k) {
+    return fmt::format("{} at its {} end", ends[k / 2].input, k % 2 ? "high" : "low");
+  };
+  const std::vector<std::string> texts = run_forked(
+      {.count = 2 * ends.size(), .parallel = parallel, .work = work, .describe = describe});
+  std::vector<std::vector<sim::StageTiming>> runs;
+  for (const std::string& text : texts)
+    runs.push_back(nlohmann::json::parse(text).get<std::vector<sim::StageTiming>>());
+  return sim::spread_of(config, std::move(runs));
+}
+
 std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& scenarios,
                                            const ForkedSimulation& how) {
   std::vector<size_t> all(scenarios.size());

@@ -49,6 +49,11 @@ std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& sce
 std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& scenarios,
                                            const ForkedSimulation& how);
 
+// The spread of one resolved scenario (sim::spread_of), each input end simulated in a forked
+// child, `parallel` at once: how `compopt profile` spreads its band's runs over the cores.
+// Failures come back as for simulate_forked, described as "<input> at its low/high end".
+sim::StepSpread simulate_spread_forked(const sim::StepConfig& config, int parallel);
+
 // The JSON text a child sends (also what `mpirun ... compopt sweep` ranks send to rank 0); decode
 // throws for text that is not such JSON or lacks a field.
 std::string encode_simulated_step(const SimulatedStep& step);

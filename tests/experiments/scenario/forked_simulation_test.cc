@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,35 @@ TEST(ForkedSimulation, ChildrenSendBackExactlyWhatTheySimulated) {
   EXPECT_GT(steps[0].timings.back().compute_utilization, 0);
   ASSERT_FALSE(steps[0].spread->inputs.empty());
   EXPECT_EQ(steps[0].spread->inputs[0].low.size(), 2u);  // onebit-adam: warmup and compression
+}
+
+// The band's runs of one scenario spread over children are those one child runs in a row (to
+// the last bits, which depend on the engines a process ran before).
+TEST(ForkedSimulation, ASpreadForkedPerInputEndIsTheSpreadSimulatedInARow) {
+  const sim::StepConfig config = sim::resolve_scenario(scenario("onebit-adam", 8));
+  const auto work = [&](size_t) {
+    return nlohmann::json(sim::simulate_step_spread(config)).dump();
+  };
+  const sim::StepSpread in_a_row =
+      nlohmann::json::parse(run_forked({.count = 1,
+                                        .parallel = 1,
+                                        .work = work,
+                                        .describe = [](size_t) { return "in a row"; }})
+                                .front())
+          .get<sim::StepSpread>();
+  const sim::StepSpread forked = simulate_spread_forked(config, 2);
+  EXPECT_EQ(forked.source, in_a_row.source);
+  ASSERT_EQ(forked.inputs.size(), in_a_row.inputs.size());
+  EXPECT_GE(forked.inputs.size(), 4u);  // ethernet-v100-4: only what one node lacks is pinned
+  for (size_t k = 0; k < forked.inputs.size(); ++k) {
+    EXPECT_EQ(forked.inputs[k].input, in_a_row.inputs[k].input);
+    for (const auto end : {&sim::InputRuns::low, &sim::InputRuns::high}) {
+      const std::vector<sim::StageTiming>&a = forked.inputs[k].*end, &b = in_a_row.inputs[k].*end;
+      ASSERT_EQ(a.size(), 2u);
+      for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_NEAR(a[i].step_time_s, b[i].step_time_s, 1e-12 * b[i].step_time_s);
+    }
+  }
 }
 
 TEST(ForkedSimulation, WithoutSpreadOnlyTheStep) {
