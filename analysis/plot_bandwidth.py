@@ -3,7 +3,8 @@
 speedup = baseline step time / compressed step time vs effective bandwidth (log x,
 Gbit/s; log y), one panel per workload, one line per compressed optimizer against its
 baseline (optimizer colours and markers of compopt_plot), shaded over its low..high
-across the cluster's bandwidth spread when the CSV has it, a line at 1 (no gain). When
+band (the measured inputs' deviations, docs/whatif.md "The band") when the CSV has
+it, a line at 1 (no gain). When
 the run directory also has the break-even study, its crossings are marked on that line
 (with their bandwidth-spread error bar), so a break-even that sits on a jump of the
 curve (the baseline's allreduce changing algorithm) shows as one.
@@ -107,8 +108,9 @@ def plot(run_dir):
             "dotted line: no gain. Effective bandwidth = the rate collectives achieve (the "
             "cluster preset's NIC rate times its calibrated efficiency).")
     if _has_band(table.rows):
-        note += (" Bands: low..high with both optimizers' steps simulated again at the low and "
-                 "at the high end of the cluster's bandwidth spread.")
+        note += (" Bands: low..high, both optimizers' steps simulated again at each end of every "
+                 "measured input's range (bandwidths, utilisation, latency, per-message cost), "
+                 "combined by root-sum-square.")
     if break_evens:
         note += (" Vertical ticks on the dotted line: the break-even study's crossings, error "
                  "bar over the cluster's bandwidth spread.")

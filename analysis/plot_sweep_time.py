@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Time to train of a `compopt sweep` run whose config has a [training] table: hours
 against GPU count (log2 x, log y), one panel per scenario the sweep varies besides the
-GPU count (as plot_sweep.py), one line per optimizer with its low..high band at the
-cluster's bandwidth spread.
+GPU count (as plot_sweep.py), one line per optimizer with its low..high band over the
+measured inputs.
 
 Usage: python3 analysis/plot_sweep_time.py RUN_DIR
 Reads RUN_DIR/sweep.csv (the scenario columns plot_sweep.py reads plus time_to_train_h,
@@ -85,8 +85,8 @@ def plot(run_dir):
         ax.set_visible(False)
     cp.shared_legend(fig, [ax for ax in axes.flat if ax.get_visible()])
     fig.suptitle("Time to train by GPU count (simulated step time x the [training] steps)")
-    cp.caption(fig, "Band: time to train if the cluster's bandwidth is off by its low..high "
-               "spread. Multi-stage optimizers: warmup steps at the warmup stage's step time, "
+    cp.caption(fig, "Band: the time to train's low..high band over the measured inputs. "
+               "Multi-stage optimizers: warmup steps at the warmup stage's step time, "
                "the rest at the steady stage's.")
     return fig
 

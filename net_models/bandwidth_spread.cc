@@ -39,19 +39,26 @@ BandwidthSpread filled(double low, double high, const ClassDefault& d, bool& def
   return {low != 0 ? low : d.spread.low, high != 0 ? high : d.spread.high};
 }
 
+// Where a class's factors come from, in words.
+std::string class_reason(const ClassDefault& d, const TransportProfile& transport, bool defaulted) {
+  return defaulted
+             ? fmt::format("{} default for transport {}: {}", d.name, transport.name, d.reason)
+             : "the cluster's";
+}
+
 std::string class_note(const char* side, const BandwidthSpread& s, const ClassDefault& d,
                        const TransportProfile& transport, bool defaulted) {
-  return fmt::format(
-      "{} x{:.3g}..x{:.3g} ({})", side, s.low, s.high,
-      defaulted ? fmt::format("{} default for transport {}: {}", d.name, transport.name, d.reason)
-                : "the cluster's");
+  return fmt::format("{} x{:.3g}..x{:.3g} ({})", side, s.low, s.high,
+                     class_reason(d, transport, defaulted));
 }
 
 }  // namespace
 
 LinkSpreads link_spreads(const ClusterSpec& spec) {
-  if (!spec.platform_file.empty())
-    return {{}, {}, "none: a platform file's links have no class to take a spread from"};
+  if (!spec.platform_file.empty()) {
+    const std::string none = "none: a platform file's links have no class to take a spread from";
+    return {{}, {}, none, none, none};
+  }
   const ClassDefault& inter = class_default(spec.inter_node_transport);
   const ClassDefault& intra = class_default(spec.intra_node_transport);
   bool inter_default = false, intra_default = false;
@@ -60,12 +67,16 @@ LinkSpreads link_spreads(const ClusterSpec& spec) {
       filled(spec.inter_node_spread_low, spec.inter_node_spread_high, inter, inter_default);
   out.intra_node =
       filled(spec.intra_node_spread_low, spec.intra_node_spread_high, intra, intra_default);
+  const std::string own = spec.spread_source.empty() ? "" : ". Source: " + spec.spread_source;
+  out.inter_node_source =
+      class_reason(inter, spec.inter_node_transport, inter_default) + (inter_default ? "" : own);
+  out.intra_node_source =
+      class_reason(intra, spec.intra_node_transport, intra_default) + (intra_default ? "" : own);
   out.source = fmt::format(
       "{}; {}",
       class_note("inter-node", out.inter_node, inter, spec.inter_node_transport, inter_default),
       class_note("intra-node", out.intra_node, intra, spec.intra_node_transport, intra_default));
-  if (!spec.spread_source.empty() && !(inter_default && intra_default))
-    out.source += ". Source: " + spec.spread_source;
+  if (!spec.spread_source.empty() && !(inter_default && intra_default)) out.source += own;
   return out;
 }
 

@@ -25,6 +25,8 @@ struct BandwidthSpread {
 struct LinkSpreads {
   BandwidthSpread inter_node, intra_node;
   std::string source;  // one line naming where each class's factors come from
+  // Where each class's factors come from (the parts of `source`).
+  std::string inter_node_source, intra_node_source;
 };
 
 // The spec's factors with the class defaults filled in. A cluster from a platform file has

@@ -9,6 +9,7 @@
 
 #include "core/util/error.h"
 #include "net_models/cluster_presets.h"
+#include "sim/input_ranges.h"
 #include "sim/scenario.h"
 
 namespace compopt::sim {
@@ -144,8 +145,12 @@ std::vector<HeldOutRow> cross_validate(const std::vector<ProfileRow>& rows) {
     std::vector<ProfileRow> others = rows;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
     const NetworkFit fit = fit_network(others);
-    HeldOutRow held{
-        i + 1, rows[i], predicted_allreduce_ms(fit.cluster(rows[i].cluster), rows[i]), 0, {}};
+    const ClusterSpec& cluster = fit.cluster(rows[i].cluster);
+    const auto predict = [&](const ClusterSpec& c) { return predicted_allreduce_ms(c, rows[i]); };
+    HeldOutRow held{i + 1, rows[i], predict(cluster), 0, 0, 0, {}};
+    const Band band = network_band(cluster, held.predicted_ms, predict);
+    held.low_ms = band.low;
+    held.high_ms = band.high;
     held.error_pct = 100.0 * (held.predicted_ms - rows[i].allreduce_ms) / rows[i].allreduce_ms;
     for (const FittedParameter& p : fit.parameters)
       if (p.cluster == rows[i].cluster && !p.fallback.empty())

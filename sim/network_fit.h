@@ -49,6 +49,8 @@ struct HeldOutRow {
   size_t row = 0;  // 1-based, as docs/calibration.md numbers the rows
   net::ProfileRow published;
   double predicted_ms = 0;
+  // The band of predicted_ms over the fitted cluster's network inputs (input_ranges.h).
+  double low_ms = 0, high_ms = 0;
   double error_pct = 0;                // (predicted - published) / published
   std::vector<std::string> fallbacks;  // the fit's fallbacks, "" when none
 };

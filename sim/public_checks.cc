@@ -10,6 +10,7 @@
 #include "net_models/transport_profile.h"
 #include "sim/allreduce_algorithm.h"
 #include "sim/collective_prediction.h"
+#include "sim/input_ranges.h"
 
 namespace compopt::sim {
 namespace {
@@ -72,6 +73,11 @@ PublicCheck predict_public_check(const net::NcclTestsRow& row) {
   check.cluster = describe_cluster_network(cluster);
   check.algorithm = p.algorithm;
   check.predicted_s = p.seconds;
+  const Band band = network_band(cluster, p.seconds, [&](const net::ClusterSpec& c) {
+    return predict_allreduce(c, row.bytes).seconds;
+  });
+  check.predicted_low_s = band.low;
+  check.predicted_high_s = band.high;
   check.predicted_busbw_bytes_s = bus_bandwidth(row.bytes, p.seconds, row.ranks());
   check.published_s = row.published_s();
   check.published_busbw_bytes_s = row.busbw_bytes_s();

@@ -24,6 +24,8 @@ struct PublicCheck {
   std::string cluster;    // one-line description of the compopt cluster, no commas
   std::string algorithm;  // the allreduce algorithm the simulator charged
   double predicted_s = 0, predicted_busbw_bytes_s = 0;
+  // The band of predicted_s over the cluster's network inputs (input_ranges.h, network_band).
+  double predicted_low_s = 0, predicted_high_s = 0;
   double published_s = 0, published_busbw_bytes_s = 0;
   double error_pct = 0;  // (predicted - published) / published time
 };

@@ -221,22 +221,21 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
 
 namespace {
 
-// The smaller (`low`) or larger figure of two optional ones; absent when `a` is.
-std::optional<double> bound(const std::optional<double>& a, const std::optional<double>& b,
-                            bool low) {
-  if (!a || !b) return a;
-  return low ? std::min(*a, *b) : std::max(*a, *b);
-}
+// The whole-run figures of each input's low and high run.
+using TrainingRuns = std::vector<std::pair<TrainingTime, TrainingTime>>;
 
-// `expected` with its hours bounded by the other two runs' (low: the fewest hours).
-TrainingTime training_bound(const TrainingTime& expected, const TrainingTime& fast,
-                            const TrainingTime& slow, bool low) {
-  TrainingTime out = expected;
-  for (const TrainingTime* other : {&fast, &slow}) {
-    out.time_to_train_h = bound(out.time_to_train_h, other->time_to_train_h, low);
-    out.time_to_target_h = bound(out.time_to_target_h, other->time_to_target_h, low);
-  }
-  return out;
+// Sets `field` of `low` and `high` to the band of the expected run's figure over `runs`; an
+// absent figure stays absent.
+void bound_hours(std::optional<double> TrainingTime::*field, const TrainingTime& expected,
+                 const TrainingRuns& runs, TrainingTime& low, TrainingTime& high) {
+  if (!(expected.*field)) return;
+  std::vector<std::pair<double, double>> ends;
+  for (const auto& [a, b] : runs)
+    ends.emplace_back((a.*field).value_or(*(expected.*field)),
+                      (b.*field).value_or(*(expected.*field)));
+  const Band band = band_of(*(expected.*field), ends);
+  low.*field = band.low;
+  high.*field = band.high;
 }
 
 }  // namespace
@@ -248,17 +247,20 @@ ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& tra
   totals.memory = estimate_gpu_memory(config);
   for (size_t i = 0; i < timings.size(); ++i)
     totals.bounds[timings[i].stage] = stage_bounds(timings, spread, i);
-  const TrainingTime fast = time_to_train(training, config, spread.fast);
-  const TrainingTime slow = time_to_train(training, config, spread.slow);
-  totals.training_low = training_bound(totals.training, fast, slow, true);
-  totals.training_high = training_bound(totals.training, fast, slow, false);
+  TrainingRuns runs;
+  for (const InputRuns& r : spread.inputs)
+    runs.emplace_back(time_to_train(training, config, r.low),
+                      time_to_train(training, config, r.high));
+  totals.training_low = totals.training_high = totals.training;
+  for (auto field : {&TrainingTime::time_to_train_h, &TrainingTime::time_to_target_h})
+    bound_hours(field, totals.training, runs, totals.training_low, totals.training_high);
   totals.spreads = net::link_spreads(config.cluster);
   return totals;
 }
 
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
                                const std::vector<StageTiming>& timings) {
-  return scenario_totals(config, training, timings, simulate_step_spread(config, timings));
+  return scenario_totals(config, training, timings, simulate_step_spread(config));
 }
 
 }  // namespace compopt::sim

@@ -47,14 +47,14 @@ struct Scenario {
 };
 
 // The whole-run figures of a scenario, the same on each of its stage rows, and the low / high
-// bounds of each stage (step_spread.h).
+// band of each stage (step_spread.h: root-sum-square over the uncertain inputs).
 struct ScenarioTotals {
   TrainingTime training;
   GpuMemory memory;
   std::map<std::string, StageBounds> bounds;  // by stage name
-  // Time to train and to target at the high and at the low bandwidths (fewer hours first).
+  // The band of the time to train and to target (fewer hours first).
   TrainingTime training_low, training_high;
-  net::LinkSpreads spreads;  // the factors of the two runs and their source
+  net::LinkSpreads spreads;  // the bandwidth factors and their source
 };
 
 // Throws InvalidArgument naming the bad value (unknown preset or optimizer,
@@ -64,19 +64,19 @@ StepConfig resolve_scenario(const Scenario& scenario);
 
 // Columns: inter_node_gbit_s is the NIC's nominal rate; the simulated links run at
 // inter_node_effective_gbit_s = nominal x inter_node_efficiency (the preset's fit). The
-// *_low / *_high columns bound the expected figure at the spread's bandwidths
-// (step_spread.h; *_spread_low/high are its factors).
+// *_low / *_high columns are the band of the expected figure over the uncertain inputs
+// (step_spread.h; *_spread_low/high are the bandwidth inputs' factors).
 std::string scenario_csv_header();
 // The CSV columns that tell scenarios apart besides the optimizer (groups of the end-to-end
 // speedup and of the sweep's table).
 const std::vector<std::string>& scenario_key_columns();
 std::string scenario_csv_row(const StepConfig& config, const StageTiming& timing,
                              const ScenarioTotals& totals);
-// `timings` are simulate_step(config)'s rows and `spread` simulate_step_spread(config,
-// timings): the totals computed from them, without simulating.
+// `timings` are simulate_step(config)'s rows and `spread` simulate_step_spread(config)
+// (step_spread.h): the totals computed from them, without simulating.
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
                                const std::vector<StageTiming>& timings, const StepSpread& spread);
-// The same, running the two simulations of the spread in this process.
+// The same, running the simulations of the spread in this process.
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
                                const std::vector<StageTiming>& timings);
 

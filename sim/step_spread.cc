@@ -1,48 +1,87 @@
 #include "sim/step_spread.h"
 
-#include <algorithm>
-#include <nlohmann/json.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include "net_models/bandwidth_spread.h"
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <utility>
 
 namespace compopt::sim {
 
-StepSpread simulate_step_spread(const StepConfig& config,
-                                const std::vector<StageTiming>& expected) {
-  const net::LinkSpreads spreads = net::link_spreads(config.cluster);
-  StepSpread out{expected, expected, spreads.source};
-  const bool none = spreads.inter_node.low == 1 && spreads.inter_node.high == 1 &&
-                    spreads.intra_node.low == 1 && spreads.intra_node.high == 1;
-  if (none) return out;
-  StepConfig fast = config, slow = config;
-  fast.cluster =
-      net::with_scaled_bandwidth(config.cluster, spreads.inter_node.high, spreads.intra_node.high);
-  slow.cluster =
-      net::with_scaled_bandwidth(config.cluster, spreads.inter_node.low, spreads.intra_node.low);
-  out.fast = simulate_step(fast);
-  out.slow = simulate_step(slow);
+std::vector<InputEnds> spread_scenarios(const StepConfig& config) {
+  std::vector<InputEnds> out;
+  for (const MeasuredInput& input : measured_inputs()) {
+    const FactorRange range = input.range(config);
+    if (range.pinned()) continue;
+    InputEnds ends{input.name, config, config};
+    input.scale(ends.low, range.low);
+    input.scale(ends.high, range.high);
+    out.push_back(std::move(ends));
+  }
   return out;
 }
 
+StepSpread spread_of(const StepConfig& config, std::vector<std::vector<StageTiming>> runs) {
+  const std::vector<InputEnds> ends = spread_scenarios(config);
+  if (runs.size() != 2 * ends.size()) {
+    throw std::invalid_argument(
+        fmt::format("spread_of: {} runs for {} inputs' two ends", runs.size(), ends.size()));
+  }
+  StepSpread out{{}, fmt::format("{}", fmt::join(input_range_lines(config), "; "))};
+  for (size_t k = 0; k < ends.size(); ++k)
+    out.inputs.push_back({ends[k].input, std::move(runs[2 * k]), std::move(runs[2 * k + 1])});
+  return out;
+}
+
+StepSpread simulate_step_spread(const StepConfig& config) {
+  std::vector<std::vector<StageTiming>> runs;
+  for (const InputEnds& ends : spread_scenarios(config)) {
+    runs.push_back(simulate_step(ends.low));
+    runs.push_back(simulate_step(ends.high));
+  }
+  return spread_of(config, std::move(runs));
+}
+
+std::vector<std::string> input_range_lines(const StepConfig& config) {
+  std::vector<std::string> lines;
+  for (const MeasuredInput& input : measured_inputs()) {
+    const FactorRange r = input.range(config);
+    lines.push_back(
+        r.pinned() ? fmt::format("{}: {}", input.name, r.source)
+                   : fmt::format("{} x{:.3g}..x{:.3g} ({})", input.name, r.low, r.high, r.source));
+  }
+  return lines;
+}
+
+void to_json(nlohmann::json& j, const InputRuns& runs) {
+  j = nlohmann::json{{"input", runs.input}, {"low", runs.low}, {"high", runs.high}};
+}
+
+void from_json(const nlohmann::json& j, InputRuns& runs) {
+  runs.input = j.at("input").get<std::string>();
+  runs.low = j.at("low").get<std::vector<StageTiming>>();
+  runs.high = j.at("high").get<std::vector<StageTiming>>();
+}
+
 void to_json(nlohmann::json& j, const StepSpread& spread) {
-  j = nlohmann::json{{"fast", spread.fast}, {"slow", spread.slow}, {"source", spread.source}};
+  j = nlohmann::json{{"inputs", spread.inputs}, {"source", spread.source}};
 }
 
 void from_json(const nlohmann::json& j, StepSpread& spread) {
-  spread.fast = j.at("fast").get<std::vector<StageTiming>>();
-  spread.slow = j.at("slow").get<std::vector<StageTiming>>();
+  spread.inputs = j.at("inputs").get<std::vector<InputRuns>>();
   spread.source = j.at("source").get<std::string>();
 }
 
 StageBounds stage_bounds(const std::vector<StageTiming>& expected, const StepSpread& spread,
                          size_t index) {
-  const StageTiming& e = expected.at(index);
-  const StageTiming& f = spread.fast.at(index);
-  const StageTiming& s = spread.slow.at(index);
-  return {std::min({e.step_time_s, f.step_time_s, s.step_time_s}),
-          std::max({e.step_time_s, f.step_time_s, s.step_time_s}),
-          std::min({e.throughput_samples_s, f.throughput_samples_s, s.throughput_samples_s}),
-          std::max({e.throughput_samples_s, f.throughput_samples_s, s.throughput_samples_s})};
+  const Band step = figure_band(expected, spread, [&](const std::vector<StageTiming>& run) {
+    return run.at(index).step_time_s;
+  });
+  const Band throughput = figure_band(expected, spread, [&](const std::vector<StageTiming>& run) {
+    return run.at(index).throughput_samples_s;
+  });
+  return {step.low, step.high, throughput.low, throughput.high};
 }
 
 }  // namespace compopt::sim

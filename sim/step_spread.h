@@ -1,40 +1,75 @@
 #pragma once
 // Low / expected / high predictions of one step (docs/simulator.md, "Uncertainty"): the
-// expected step runs at the cluster's effective bandwidths; two more simulations run every
-// link of each class at its low and at its high factor (net_models/bandwidth_spread.h).
-// Less bandwidth gives the high step time and the low throughput. Bounds are taken over all
-// three runs, so low <= expected <= high holds even where a schedule is not monotonic in
-// bandwidth.
+// expected step runs at the scenario's own inputs; for each uncertain measured input of the
+// scenario (input_ranges.h) that is not pinned, two more simulations run it at the low and at
+// the high end of its range, everything else at the scenario's value. A figure's band is
+// the root-sum-square of those one-at-a-time deviations on each side (band_of,
+// input_ranges.h), so low <= expected <= high holds even where a schedule is not monotonic in
+// an input.
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
+#include "sim/input_ranges.h"
 #include "sim/step_simulator.h"
 
 namespace compopt::sim {
 
-struct StepSpread {
-  // simulate_step's rows at the high and at the low bandwidths, stage for stage as `expected`.
-  std::vector<StageTiming> fast, slow;
-  std::string source;  // net::LinkSpreads::source of the cluster
+// simulate_step's rows with one input at each end of its range, stage for stage as expected.
+struct InputRuns {
+  std::string input;  // MeasuredInput::name
+  std::vector<StageTiming> low, high;
 };
 
-// `expected` is simulate_step(config). A cluster without a spread (factors 1: a platform file)
-// is not simulated again: fast and slow are copies of `expected`.
-StepSpread simulate_step_spread(const StepConfig& config, const std::vector<StageTiming>& expected);
+struct StepSpread {
+  std::vector<InputRuns> inputs;  // the inputs not pinned, in measured_inputs() order
+  std::string source;             // every input's range and where it comes from, one line
+};
+
+// The runs of `config`'s inputs (the expected run, simulate_step(config), is the caller's). With
+// every input pinned nothing is simulated and every band has zero width.
+StepSpread simulate_step_spread(const StepConfig& config);
+
+// The scenarios a spread simulates: each input not pinned at its low and at its high end, in
+// measured_inputs() order (what simulate_step_spread runs, for callers that run them elsewhere).
+struct InputEnds {
+  std::string input;
+  StepConfig low, high;
+};
+std::vector<InputEnds> spread_scenarios(const StepConfig& config);
+// The spread of `config` from the runs of spread_scenarios(config): `runs` holds simulate_step's
+// rows of each one's low then high end, in order. Throws std::invalid_argument when the count
+// differs.
+StepSpread spread_of(const StepConfig& config, std::vector<std::vector<StageTiming>> runs);
+
+// Each input's range in `config` and where it comes from, one line per input (joined by "; ",
+// StepSpread::source).
+std::vector<std::string> input_range_lines(const StepConfig& config);
 
 // The JSON form of a spread, lossless like StageTiming's (stage_timing.h); reading one without
 // a field throws.
+void to_json(nlohmann::json& j, const InputRuns& runs);
+void from_json(const nlohmann::json& j, InputRuns& runs);
 void to_json(nlohmann::json& j, const StepSpread& spread);
 void from_json(const nlohmann::json& j, StepSpread& spread);
+
+// The band of `figure` (a number computed from one run's rows) over the spread's runs.
+template <class Figure>
+Band figure_band(const std::vector<StageTiming>& expected, const StepSpread& spread,
+                 Figure figure) {
+  std::vector<std::pair<double, double>> ends;
+  ends.reserve(spread.inputs.size());
+  for (const InputRuns& r : spread.inputs) ends.emplace_back(figure(r.low), figure(r.high));
+  return band_of(figure(expected), ends);
+}
 
 struct StageBounds {
   double step_time_low_s = 0, step_time_high_s = 0;
   double throughput_low_samples_s = 0, throughput_high_samples_s = 0;
 };
 
-// The bounds of stage `index` (of simulate_step's rows) over the three runs.
+// The bands of stage `index` (of simulate_step's rows).
 StageBounds stage_bounds(const std::vector<StageTiming>& expected, const StepSpread& spread,
                          size_t index);
 

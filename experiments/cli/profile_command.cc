@@ -3,7 +3,7 @@
 // Table 1 (forward, backward allreduce, backward else, step, allreduce %). The scenario is
 // CONFIG.toml (the sweep config `compopt sweep` reads, one value per [sweep] list), the flags
 // over it and the --set keys last (profile_scenario.h). Every profile carries low..high
-// bounds at the cluster's bandwidth spread (sim/step_spread.h). `--trace [FILE]` also writes
+// band over the scenario's measured inputs (sim/step_spread.h). `--trace [FILE]` also writes
 // a Chrome/Perfetto trace of the simulated step (sim/step_trace.h) to FILE, or to trace.json
 // in the run directory when no FILE is given. `--export-platform FILE` writes the resolved
 // cluster's SimGrid platform instead of simulating. The checks against published
@@ -28,6 +28,7 @@
 #include "experiments/run_directory/run_directory.h"
 #include "experiments/scenario/cluster_table.h"
 #include "experiments/scenario/forked_jobs.h"
+#include "experiments/scenario/forked_simulation.h"
 #include "experiments/scenario/host_memory.h"
 #include "experiments/scenario/scenario_rows.h"
 #include "experiments/scenario/speedup_baseline.h"
@@ -145,15 +146,34 @@ nlohmann::json algorithms(const std::vector<sim::StageTiming>& timings) {
   return out;
 }
 
-// The low..high bounds of each stage and where the spread comes from.
-void print_bounds(const std::vector<sim::StageTiming>& timings, const sim::ScenarioTotals& totals) {
-  fmt::print("\nlow..high at the bandwidth spread ({})\n", totals.spreads.source);
+// The low..high band of each stage and the input ranges it comes from.
+void print_bounds(const sim::StepConfig& config, const std::vector<sim::StageTiming>& timings,
+                  const sim::ScenarioTotals& totals) {
+  fmt::print(
+      "\nlow..high: root-sum-square of the one-at-a-time deviations of the uncertain inputs "
+      "(docs/whatif.md, \"The band\"):\n");
+  for (const std::string& line : sim::input_range_lines(config)) fmt::print("  {}\n", line);
   for (const sim::StageTiming& t : timings) {
     const sim::StageBounds& b = totals.bounds.at(t.stage);
     fmt::print("{:<14} total ms {:.2f}..{:.2f}, samples/s {:.1f}..{:.1f}\n", t.stage,
                1e3 * b.step_time_low_s, 1e3 * b.step_time_high_s, b.throughput_low_samples_s,
                b.throughput_high_samples_s);
   }
+}
+
+// run.json's record of the band: its inputs' ranges and each stage's step-time band.
+nlohmann::json band_json(const sim::StepConfig& config,
+                         const std::vector<sim::StageTiming>& timings,
+                         const sim::ScenarioTotals& totals) {
+  nlohmann::json stages = nlohmann::json::object();
+  for (const sim::StageTiming& t : timings) {
+    const sim::StageBounds& b = totals.bounds.at(t.stage);
+    stages[t.stage] = {{"step_time_low_s", b.step_time_low_s},
+                       {"step_time_high_s", b.step_time_high_s}};
+  }
+  return {{"rule", "root-sum-square of the one-at-a-time deviations (docs/whatif.md, The band)"},
+          {"inputs", sim::input_range_lines(config)},
+          {"stages", stages}};
 }
 
 std::vector<std::string_view> algorithm_names(const net::ClusterSpec& cluster) {
@@ -249,7 +269,9 @@ std::vector<SensitivityPlan> sensitivity_plans(const Options& o, const sim::Step
 
 void run_profile(const Options& o) {
   const sim::StepConfig config = sim::resolve_scenario(o.scenario);
-  check_simulation_memory({o.scenario}, 1, "--gpus", MemoryBudget::of_this_machine());
+  // This process, and the band's runs in children (simulate_spread_forked), `band_jobs` at once.
+  const int band_jobs = parallel_jobs(0);
+  check_simulation_memory({o.scenario}, 1 + band_jobs, "--gpus", MemoryBudget::of_this_machine());
   const std::vector<SensitivityPlan> plans = sensitivity_plans(o, config);
   check_trace_file(o.trace_file);
   // Simulated before the run directory exists: a platform file SimGrid refuses leaves nothing.
@@ -274,9 +296,10 @@ void run_profile(const Options& o) {
     fmt::print("\n{:<14} {:>10} {:>12} {:>12} {:>10} {:>10} {:>12} {:>8} {:>12} {:>7}  {}\n",
                "stage", "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms",
                "AR %", "samples/s", "buckets", "algorithm");
-    const sim::ScenarioTotals totals = sim::scenario_totals(config, o.scenario.training, timings);
+    const sim::ScenarioTotals totals = sim::scenario_totals(
+        config, o.scenario.training, timings, simulate_spread_forked(config, band_jobs));
     for (const sim::StageTiming& t : timings) print_breakdown(t);
-    print_bounds(timings, totals);
+    print_bounds(config, timings, totals);
     const std::optional<ScenarioBaseline> baseline =
         o.tune_baseline ? std::optional(tuned_baseline(config, o.scenario.training.baseline))
                         : std::nullopt;
@@ -304,6 +327,7 @@ void run_profile(const Options& o) {
                           {"compute_utilization_source",
                            net::utilization_source_kind(net::compute_times(
                                config.workload, k.gpu, config.batch_per_gpu, config.grad_accum))},
+                          {"band", band_json(config, timings, totals)},
                           {"platform_file", o.scenario.platform_file},
                           {"config_file", o.config},
                           {"sets", o.sets},  // the --set keys as given: workload, cluster, training

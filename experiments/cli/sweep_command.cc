@@ -76,7 +76,7 @@ class Progress {
 };
 
 // Simulates the scenarios `indexes` each in its own forked process, `jobs` at a time, with
-// their bandwidth spread; their steps in that order.
+// the runs of their measured inputs; their steps in that order.
 std::vector<SimulatedStep> run_share(const std::vector<sim::Scenario>& scenarios,
                                      const std::vector<size_t>& indexes, int jobs,
                                      const SweepWorld& world) {

@@ -38,6 +38,7 @@
 #include "net_models/cluster_presets.h"
 #include "net_models/nccl_tests_rows.h"
 #include "sim/backend/sim_backend.h"
+#include "sim/band_coverage.h"
 #include "sim/network_fit.h"
 #include "sim/public_checks.h"
 #include "sim/scenario.h"
@@ -141,8 +142,27 @@ const CsvSchema& cross_validation_schema() {
                                                          {"predicted_allreduce_ms", "{:.3f}"},
                                                          {"published_allreduce_ms", "{:.2f}"},
                                                          {"error_pct", "{:.2f}"},
+                                                         {"predicted_low_ms", "{:.3f}"},
+                                                         {"predicted_high_ms", "{:.3f}"},
+                                                         {"band_half_width_pct", "{:.2f}"},
+                                                         {"inside_band"},
                                                          {"fallback"}});
   return schema;
+}
+
+// The band's coverage of `predictions`, printed, and as run.json's "band" object.
+nlohmann::json report_band(const std::vector<sim::BandedPrediction>& predictions) {
+  const sim::BandCoverage c = sim::band_coverage(predictions);
+  fmt::print(
+      "low..high band (root-sum-square over the network inputs, docs/whatif.md \"The band\"): "
+      "{} of {} measured values inside ({:.0f}%), half-width median {:.1f}%, widest {:.1f}% "
+      "(targets: 80% inside, at most 25%)\n",
+      c.inside, c.rows, 100 * c.fraction(), c.median_half_width_pct, c.widest_half_width_pct);
+  return {{"inside", c.inside},
+          {"rows", c.rows},
+          {"coverage", c.fraction()},
+          {"median_half_width_pct", c.median_half_width_pct},
+          {"widest_half_width_pct", c.widest_half_width_pct}};
 }
 
 double worst_abs(const std::vector<double>& errors) {
@@ -158,21 +178,27 @@ void run_cross_validation(RunDirectory& dir) {
   fmt::print("{:>3} {:<18} {:>5} {:>5} {:>5} {:>5} | {:>9} {:>9} {:>7}\n", "row", "cluster",
              "nodes", "gpus", "batch", "accum", "AR ms", "paper ms", "err %");
   std::vector<double> errors;
+  std::vector<sim::BandedPrediction> bands;
   for (const sim::HeldOutRow& h : sim::cross_validate(net::onebit_adam_profile_rows())) {
     const net::ProfileRow& r = h.published;
     const std::string fallback = fmt::format("{}", fmt::join(h.fallbacks, "; "));
     fmt::print("{:>3} {:<18} {:>5} {:>5} {:>5} {:>5} | {:>9.2f} {:>9.2f} {:>+7.1f}{}\n", h.row,
                r.cluster, r.nodes, r.gpus, r.batch_per_gpu, r.grad_accum, h.predicted_ms,
                r.allreduce_ms, h.error_pct, fallback.empty() ? "" : "  fallback: " + fallback);
+    const sim::BandedPrediction band{r.allreduce_ms, h.predicted_ms, h.low_ms, h.high_ms};
     csv.add({h.row, r.cluster, r.nodes, r.gpus, r.batch_per_gpu, r.grad_accum, h.predicted_ms,
-             r.allreduce_ms, h.error_pct, fallback});
+             r.allreduce_ms, h.error_pct, h.low_ms, h.high_ms, band.half_width_pct(),
+             band.inside() ? "yes" : "no", fallback});
     errors.push_back(h.error_pct);
+    bands.push_back(band);
   }
   fmt::print("\nmedian |error| {:.1f}%, worst {:.1f}% (targets: median 10%, worst 25%)\n",
              median_abs(errors), worst_abs(errors));
+  const nlohmann::json band = report_band(bands);
   dir.write_file("cross_validation.csv", csv.text());
   dir.write_run_json({{"calibration", "onebit_adam_profile"},
                       {"cross_validate", true},
+                      {"band", band},
                       {"backend", sim::kSimBackendName}});
 }
 
@@ -189,7 +215,11 @@ const CsvSchema& public_checks_schema() {
                                                       {"error_pct", "{:.1f}"},
                                                       {"nccl_version"},
                                                       {"url"},
-                                                      {"notes"}});
+                                                      {"notes"},
+                                                      {"predicted_low_us", "{:.1f}"},
+                                                      {"predicted_high_us", "{:.1f}"},
+                                                      {"band_half_width_pct", "{:.2f}"},
+                                                      {"inside_band"}});
   return schema;
 }
 
@@ -213,17 +243,22 @@ void run_public_checks(RunDirectory& dir) {
              "pred us", "GB/s", "paper us", "GB/s", "err %");
   CsvWriter csv(public_checks_schema());
   std::vector<double> errors;
+  std::vector<sim::BandedPrediction> bands;
   for (const net::NcclTestsRow& row : net::nccl_tests_public_rows()) {
     const sim::PublicCheck c = sim::predict_public_check(row);
     fmt::print("{:<18} {:>11.0f} {:<6} | {:>11.1f} {:>8.2f} | {:>11.1f}{} {:>8.2f} | {:>+7.1f}\n",
                row.case_name, row.bytes, c.algorithm, 1e6 * c.predicted_s,
                c.predicted_busbw_bytes_s / kGB, 1e6 * c.published_s, row.time_us ? " " : "*",
                c.published_busbw_bytes_s / kGB, c.error_pct);
+    const sim::BandedPrediction band{c.published_s, c.predicted_s, c.predicted_low_s,
+                                     c.predicted_high_s};
     csv.add({row.case_name, c.cluster, row.bytes, c.algorithm, 1e6 * c.predicted_s,
              c.predicted_busbw_bytes_s / kGB, 1e6 * c.published_s, c.published_busbw_bytes_s / kGB,
              row.time_us ? "no" : "yes", c.error_pct, row.nccl_version, row.url,
-             public_check_notes(row)});
+             public_check_notes(row), 1e6 * c.predicted_low_s, 1e6 * c.predicted_high_s,
+             band.half_width_pct(), band.inside() ? "yes" : "no"});
     errors.push_back(c.error_pct);
+    bands.push_back(band);
   }
   const auto within = std::count_if(errors.begin(), errors.end(),
                                     [](double e) { return std::abs(e) <= kWithinPct; });
@@ -232,8 +267,10 @@ void run_public_checks(RunDirectory& dir) {
       "median |error| {:.1f}%, {} of {} cases within {:.0f}% (targets: median 10%, 80% "
       "within 20%)\n",
       median_abs(errors), within, errors.size(), kWithinPct);
+  const nlohmann::json band = report_band(bands);
   dir.write_file("public_checks.csv", csv.text());
-  dir.write_run_json({{"public_checks", "nccl_tests_public"}, {"backend", sim::kSimBackendName}});
+  dir.write_run_json(
+      {{"public_checks", "nccl_tests_public"}, {"band", band}, {"backend", sim::kSimBackendName}});
 }
 
 const CsvSchema& calibrate_workflow_schema() {

@@ -1,8 +1,9 @@
 #include "experiments/reproduce/simulated_scenarios.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include <algorithm>
+#include <stdexcept>
 
 #include "core/optim/optimizer_registry.h"
 #include "experiments/scenario/forked_simulation.h"
@@ -39,14 +40,20 @@ std::vector<SpreadTimings> simulate_scenarios_with_spread(
   std::vector<SpreadTimings> out;
   out.reserve(scenarios.size());
   for (SimulatedStep& step : simulate(scenarios, jobs, true))
-    out.push_back(
-        {std::move(step.timings), std::move(step.spread->fast), std::move(step.spread->slow)});
+    out.push_back({std::move(step.timings), std::move(*step.spread)});
   return out;
 }
 
-FigureBand band_of(const std::array<double, 3>& per_run) {
-  const auto [low, high] = std::minmax_element(per_run.begin(), per_run.end());
-  return {per_run[0], *low, *high};
+void check_same_inputs(const SpreadTimings& a, const SpreadTimings& b) {
+  const auto names = [](const SpreadTimings& s) {
+    std::vector<std::string> out;
+    for (const sim::InputRuns& r : s.spread.inputs) out.push_back(r.input);
+    return out;
+  };
+  if (names(a) != names(b)) {
+    throw std::logic_error(fmt::format("paired band over different inputs: {} against {}",
+                                       fmt::join(names(a), ", "), fmt::join(names(b), ", ")));
+  }
 }
 
 const sim::StageTiming& steady_stage(const StageTimings& stages) {

@@ -27,12 +27,12 @@ double end_to_end(double stage_speedup) {
   return 1.0 / (kWarmupFraction + (1.0 - kWarmupFraction) / stage_speedup);
 }
 
-// The compression-stage speedup low..high: both optimizers run on the same links, so the
-// baseline and the compressed step are taken at the same end of the spread.
+// The compression-stage speedup low..high: both optimizers run on the same cluster, so the
+// baseline and the compressed step are taken at the same end of each input's range.
 FigureBand speedup_band(const SpreadTimings& baseline, const SpreadTimings& compressed) {
-  const auto step = [](const StageTimings& run) { return steady_stage(run).step_time_s; };
-  const std::array<double, 3> base = per_run(baseline, step), comp = per_run(compressed, step);
-  return band_of({base[0] / comp[0], base[1] / comp[1], base[2] / comp[2]});
+  return paired_band(baseline, compressed, [](const StageTimings& base, const StageTimings& comp) {
+    return steady_stage(base).step_time_s / steady_stage(comp).step_time_s;
+  });
 }
 
 }  // namespace

@@ -70,8 +70,8 @@ const CsvSchema& profile_schema() {
   return schema;
 }
 
-// One CSV row per optimizer and stage of `row`, with the allreduce time low..high over the
-// cluster's bandwidth spread; `row_timings` holds the optimizers' timings in kOptimizers order.
+// One CSV row per optimizer and stage of `row`, with the allreduce time's low..high band over
+// the measured inputs; `row_timings` holds the optimizers' timings in kOptimizers order.
 void add_csv_rows(CsvWriter& csv, const net::ProfileRow& row,
                   std::span<const SpreadTimings> row_timings) {
   const std::string network = network_of(row.cluster);
@@ -83,7 +83,7 @@ void add_csv_rows(CsvWriter& csv, const net::ProfileRow& row,
     for (size_t i = 0; i < row_timings[o].expected.size(); ++i) {
       const sim::StageTiming& t = row_timings[o].expected[i];
       const FigureBand allreduce =
-          band_of(per_run(row_timings[o], [&](const StageTimings& run) { return run[i].comm_s; }));
+          figure_band(row_timings[o], [&](const StageTimings& run) { return run[i].comm_s; });
       csv.add({network, row.nodes, row.gpus, row.batch_per_gpu, row.grad_accum, kOptimizers[o],
                t.stage, 1e3 * t.forward_s, 1e3 * t.comm_s, 1e3 * allreduce.low,
                1e3 * allreduce.high, 1e3 * t.backward_compute_s, 1e3 * t.compress_s, 1e3 * t.step_s,

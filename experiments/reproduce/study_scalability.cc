@@ -142,7 +142,7 @@ const CsvSchema& scalability_schema() {
 }
 
 // One CSV row per stage of point `p` (simulated as `scenario`), with the stage's throughput
-// low..high over the cluster's bandwidth spread.
+// low..high band over the uncertain inputs.
 void add_csv_rows(CsvWriter& csv, const Point& p, const sim::Scenario& scenario,
                   const SpreadTimings& timings, std::optional<double> paper) {
   const sim::StepConfig config = sim::resolve_scenario(scenario);
@@ -150,8 +150,8 @@ void add_csv_rows(CsvWriter& csv, const Point& p, const sim::Scenario& scenario,
   const std::string name = point_name(p);
   for (size_t i = 0; i < timings.expected.size(); ++i) {
     const sim::StageTiming& t = timings.expected[i];
-    const FigureBand throughput = band_of(
-        per_run(timings, [&](const StageTimings& run) { return run[i].throughput_samples_s; }));
+    const FigureBand throughput =
+        figure_band(timings, [&](const StageTimings& run) { return run[i].throughput_samples_s; });
     csv.add({name, p.comparison->workload, p.comparison->cluster, p.optimizer, t.stage, p.gpus,
              cluster.nodes, cluster.gpus_per_node, cluster.inter_node_gbps,
              cluster.inter_node_efficiency, cluster.inter_node_gbps * cluster.inter_node_efficiency,

@@ -30,7 +30,7 @@ std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& sce
   for (size_t i : indexes) configs.push_back(sim::resolve_scenario(scenarios.at(i)));
   const auto work = [&](size_t k) {
     SimulatedStep step{sim::simulate_step(configs[k]), std::nullopt};
-    if (how.spread) step.spread = sim::simulate_step_spread(configs[k], step.timings);
+    if (how.spread) step.spread = sim::simulate_step_spread(configs[k]);
     return encode_simulated_step(step);
   };
   const auto describe = [&](size_t k) {
@@ -47,6 +47,23 @@ std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& sce
   steps.reserve(texts.size());
   for (const std::string& text : texts) steps.push_back(decode_simulated_step(text));
   return steps;
+}
+
+sim::StepSpread simulate_spread_forked(const sim::StepConfig& config, int parallel) {
+  const std::vector<sim::InputEnds> ends = sim::spread_scenarios(config);
+  const auto end_of = [&](size_t k) -> const sim::StepConfig& {
+    return k % 2 ? ends[k / 2].high : ends[k / 2].low;
+  };
+  const auto work = [&](size_t k) { return nlohmann::json(sim::simulate_step(end_of(k))).dump(); };
+  const auto describe = [&](size_t k) {
+    return fmt::format("{} at its {} end", ends[k / 2].input, k % 2 ? "high" : "low");
+  };
+  const std::vector<std::string> texts = run_forked(
+      {.count = 2 * ends.size(), .parallel = parallel, .work = work, .describe = describe});
+  std::vector<std::vector<sim::StageTiming>> runs;
+  for (const std::string& text : texts)
+    runs.push_back(nlohmann::json::parse(text).get<std::vector<sim::StageTiming>>());
+  return sim::spread_of(config, std::move(runs));
 }
 
 std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& scenarios,

@@ -3,8 +3,8 @@
 // studies of `compopt reproduce` and the Python package (compopt.simulate, compopt.sweep) all
 // call simulate_forked. Each scenario runs in a forked process of its own (SimGrid allows one
 // engine per process; forking also spreads the scenarios over the cores, forked_jobs.h),
-// `parallel` at a time. The child runs sim::simulate_step and, when asked, the two runs of the
-// bandwidth spread (sim::simulate_step_spread), and sends them back as JSON: the codec of
+// `parallel` at a time. The child runs sim::simulate_step and, when asked, the runs of the
+// uncertain inputs (sim::simulate_step_spread), and sends them back as JSON: the codec of
 // sim::StageTiming is lossless, so the parent computes rows and totals from exactly what the
 // child simulated.
 //
@@ -33,7 +33,7 @@ struct SimulatedStep {
 
 struct ForkedSimulation {
   int parallel = 1;     // processes at once (parallel_jobs, forked_jobs.h, for a default)
-  bool spread = false;  // also simulate the step at the spread's bandwidths
+  bool spread = false;  // also simulate the step at the ends of the uncertain inputs
   // In the parent, as the k-th requested scenario finishes.
   std::function<void(size_t)> on_done = {};
   // Names scenario i (an index into the scenarios) in error messages; unset: "scenario <i+1>
@@ -48,6 +48,11 @@ std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& sce
 // The steps of every scenario, in order.
 std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& scenarios,
                                            const ForkedSimulation& how);
+
+// The spread of one resolved scenario (sim::spread_of), each input end simulated in a forked
+// child, `parallel` at once: how `compopt profile` spreads its band's runs over the cores.
+// Failures come back as for simulate_forked, described as "<input> at its low/high end".
+sim::StepSpread simulate_spread_forked(const sim::StepConfig& config, int parallel);
 
 // The JSON text a child sends (also what `mpirun ... compopt sweep` ranks send to rank 0); decode
 // throws for text that is not such JSON or lacks a field.

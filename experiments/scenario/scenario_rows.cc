@@ -12,9 +12,9 @@ namespace {
 sim::ScenarioTotals totals_of(const sim::StepConfig& config, const sim::Scenario& scenario,
                               const SimulatedStep& step) {
   if (!step.spread) {
-    throw std::logic_error(
-        fmt::format("{} on {} GPUs: simulated without its bandwidth spread, which the rows need",
-                    config.optimizer, config.cluster.gpus()));
+    throw std::logic_error(fmt::format(
+        "{} on {} GPUs: simulated without its measured inputs' runs, which the rows need",
+        config.optimizer, config.cluster.gpus()));
   }
   return sim::scenario_totals(config, scenario.training, step.timings, *step.spread);
 }

@@ -61,12 +61,14 @@ std::string sensitivity_baseline(const std::string& optimizer, const std::string
 
 SensitivityPlan plan_sensitivity(const sim::StepConfig& config, const std::string& baseline,
                                  std::string label) {
-  SensitivityPlan plan{std::move(label), config.optimizer, baseline, {}, {}, {}};
+  SensitivityPlan plan{std::move(label), config.optimizer, baseline, {}, {}, {}, {}};
   add_pair(plan.scenarios, config, baseline);
   for (const UncertainInput& input : uncertain_inputs()) {
     sim::StepConfig low = config, high = config;
-    plan.low_values.push_back(input.set(low, InputEnd::kLow));
-    plan.high_values.push_back(input.set(high, InputEnd::kHigh));
+    const InputSetting at_low = input.set(low, InputEnd::kLow);
+    plan.low_values.push_back(at_low.value);
+    plan.high_values.push_back(input.set(high, InputEnd::kHigh).value);
+    plan.sources.push_back(at_low.source);
     add_pair(plan.scenarios, low, baseline);
     add_pair(plan.scenarios, high, baseline);
   }
@@ -85,13 +87,8 @@ Sensitivity evaluate_sensitivity(const SensitivityPlan& plan,
   Sensitivity s{plan.label, plan.optimizer, plan.baseline, speedup(0), {}, speedup(0), speedup(0)};
   const std::vector<UncertainInput>& inputs = uncertain_inputs();
   for (size_t k = 0; k < inputs.size(); ++k) {
-    SensitivityRow row{inputs[k].name,
-                       plan.low_values[k],
-                       plan.high_values[k],
-                       inputs[k].source,
-                       speedup(2 + 4 * k),
-                       speedup(4 + 4 * k),
-                       false};
+    SensitivityRow row{inputs[k].name,     plan.low_values[k], plan.high_values[k], plan.sources[k],
+                       inputs[k].measured, speedup(2 + 4 * k), speedup(4 + 4 * k),  false};
     row.flips = pays(row.speedup_low) != pays(s.expected_speedup) ||
                 pays(row.speedup_high) != pays(s.expected_speedup);
     s.min_speedup = std::min({s.min_speedup, row.speedup_low, row.speedup_high});

@@ -28,10 +28,12 @@ struct SensitivityPlan {
   std::string optimizer, baseline;
   std::vector<sim::Scenario> scenarios;
   std::vector<std::string> low_values, high_values;  // each input's ends, as printed
+  std::vector<std::string> sources;                  // where each input's range comes from
 };
 
 struct SensitivityRow {
   std::string input, low_value, high_value, source;
+  bool measured = false;  // UncertainInput::measured: in the band of every prediction
   double speedup_low = 0, speedup_high = 0;
   bool flips = false;
 };

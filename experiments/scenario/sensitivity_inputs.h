@@ -1,14 +1,22 @@
 #pragma once
-// The uncertain inputs of a speedup prediction (docs/whatif.md, "What the answer depends
-// on"): one table row per input, each with the two ends of its documented range. `compopt
-// profile --sensitivity` and `compopt sweep --sensitivity` (sensitivity.h) move each input to
-// its low and to its high end, one at a time, everything else at the scenario's value.
+// The inputs `compopt profile --sensitivity` and `compopt sweep --sensitivity` move
+// (sensitivity.h; docs/whatif.md, "What the answer depends on"), one at a time, each to the two
+// ends of its range, everything else at the scenario's value. Two kinds:
 //
-// An input changes a resolved scenario (sim::StepConfig): a field of the cluster, the GPU,
-// the workload or the step. "Low" and "high" are the two ends of the range as the table
-// orders them (less bandwidth, lower utilisation, ...; for a choice such as the allreduce
-// algorithm, its two alternatives). Adding an input is adding one row to the table in the .cc.
+//   measured  the uncertain measured quantities of the scenario (sim/input_ranges.h):
+//             bandwidths, compute utilisation, latency, per-message cost. Their ranges are the
+//             scenario's own (its cluster, GPU, transport, workload), and the same ranges make
+//             the low..high band of every prediction (sim/step_spread.h).
+//   choice    what the scenario or its implementation profile states: buckets, allreduce
+//             algorithm, overlap, optimizer step kernel. Moving one answers "what if I chose
+//             otherwise"; a stated choice is not an error of the prediction, so choices never
+//             enter the band.
+//
+// "Low" and "high" are the two ends of the range as the table orders them (less bandwidth,
+// lower utilisation, ...; for a choice, its two alternatives). Adding a choice is adding one
+// row to the table in the .cc; adding a measured input is adding it to sim/input_ranges.cc.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,16 +26,21 @@ namespace compopt::cli {
 
 enum class InputEnd { kLow, kHigh };
 
-struct UncertainInput {
-  std::string name;     // e.g. "buckets"
-  std::string changes;  // what it changes in the scenario (a field)
-  std::string source;   // where its range is documented, or the assumption it is
-  // Puts the input of `config` at one end of its range; returns that value as printed
-  // (e.g. "32", "x0.85", "2 us").
-  std::string (*set)(sim::StepConfig& config, InputEnd end);
+// One end of an input in a scenario: its value as printed (e.g. "32", "x0.85", "2 us") and
+// where its range comes from.
+struct InputSetting {
+  std::string value, source;
 };
 
-// Every uncertain input, in the order tables and CSVs list them.
+struct UncertainInput {
+  std::string name;       // e.g. "buckets"
+  std::string changes;    // what it changes in the scenario (a field)
+  bool measured = false;  // a measured quantity (in the band) or a choice (what-if only)
+  // Puts the input of `config` at one end of its range.
+  std::function<InputSetting(sim::StepConfig& config, InputEnd end)> set;
+};
+
+// Every input, the measured ones first, in the order tables and CSVs list them.
 const std::vector<UncertainInput>& uncertain_inputs();
 
 }  // namespace compopt::cli

@@ -36,6 +36,23 @@ std::string table_line(const std::string& input, const std::string& low, const s
   return line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
 }
 
+// "measured" (in the band of every prediction) or "choice" (a what-if only).
+const char* input_kind(bool measured) { return measured ? "measured" : "choice"; }
+
+std::vector<std::string> sources_of(const Sensitivity& s) {
+  std::vector<std::string> out;
+  for (const SensitivityRow& r : s.rows) out.push_back(r.input + ": " + r.source);
+  return out;
+}
+
+// The names of the rows of one kind.
+std::string names_of(const Sensitivity& s, bool measured) {
+  std::vector<std::string> names;
+  for (const SensitivityRow& r : s.rows)
+    if (r.measured == measured) names.push_back(r.input);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 bool pays_everywhere(const Sensitivity& s) { return s.min_speedup > 1; }
 bool pays_nowhere(const Sensitivity& s) { return s.max_speedup <= 1; }
 
@@ -69,19 +86,22 @@ std::string sensitivity_table(const Sensitivity& s) {
   text +=
       fmt::format("expected speedup {} (ranges: docs/whatif.md, \"What the answer depends on\")\n",
                   times(s.expected_speedup));
+  text += fmt::format(
+      "measured, in the low..high band of every prediction: {}; choices, what-ifs only: {}\n",
+      names_of(s, true), names_of(s, false));
   return text + sensitivity_verdict(s) + "\n";
 }
 
 std::string sensitivity_csv(const std::vector<Sensitivity>& analyses) {
   std::string csv =
       "scenario,optimizer,baseline,input,low_value,high_value,speedup_low,speedup_high,"
-      "expected_speedup,flips,source\n";
+      "expected_speedup,flips,source,kind\n";
   for (const Sensitivity& s : analyses) {
     for (const SensitivityRow& r : s.rows) {
-      csv += fmt::format("{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{}\n", csv_field(s.label),
+      csv += fmt::format("{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{},{}\n", csv_field(s.label),
                          s.optimizer, s.baseline, csv_field(r.input), csv_field(r.low_value),
                          csv_field(r.high_value), r.speedup_low, r.speedup_high, s.expected_speedup,
-                         r.flips ? "true" : "false", csv_field(r.source));
+                         r.flips ? "true" : "false", csv_field(r.source), input_kind(r.measured));
     }
   }
   return csv;
@@ -90,7 +110,8 @@ std::string sensitivity_csv(const std::vector<Sensitivity>& analyses) {
 nlohmann::json sensitivity_json(const std::vector<Sensitivity>& analyses) {
   nlohmann::json inputs = nlohmann::json::array();
   for (const UncertainInput& input : uncertain_inputs())
-    inputs.push_back({{"name", input.name}, {"changes", input.changes}, {"source", input.source}});
+    inputs.push_back(
+        {{"name", input.name}, {"changes", input.changes}, {"kind", input_kind(input.measured)}});
   nlohmann::json out = nlohmann::json::array();
   for (const Sensitivity& s : analyses) {
     out.push_back({{"scenario", s.label},
@@ -99,6 +120,7 @@ nlohmann::json sensitivity_json(const std::vector<Sensitivity>& analyses) {
                    {"expected_speedup", s.expected_speedup},
                    {"min_speedup", s.min_speedup},
                    {"max_speedup", s.max_speedup},
+                   {"sources", sources_of(s)},
                    {"verdict", sensitivity_verdict(s)}});
   }
   return {{"file", "sensitivity.csv"}, {"inputs", inputs}, {"analyses", out}};

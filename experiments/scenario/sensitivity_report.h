@@ -12,7 +12,8 @@
 //
 // sensitivity.csv: one row per (analysis, input), columns
 //   scenario, optimizer, baseline, input, low_value, high_value, speedup_low, speedup_high,
-//   expected_speedup, flips (true/false), source (where the input's range is documented).
+//   expected_speedup, flips (true/false), source (where the input's range comes from in this
+//   scenario), kind (measured: in the band of every prediction; choice: a what-if only).
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -220,7 +220,7 @@ std::string header(const Summary& s, const std::vector<size_t>& varying) {
   charges.push_back(fmt::format("compute utilisation {} ({})", utilization,
                                 fmt::join(s.utilization_sources, " / ")));
   std::vector<std::string> notes = {"ms per step (speedup in parentheses)"};
-  if (has_bounds(s)) notes.emplace_back("[low..high]: ms at the cluster's bandwidth spread");
+  if (has_bounds(s)) notes.emplace_back("[low..high]: ms, the band over the measured inputs");
   for (const Optimizer& o : s.optimizers)
     if (o.stages.size() > 1)
       notes.push_back(fmt::format("{}: {} stage (steady state)", o.name, o.stages.back()));

@@ -38,7 +38,7 @@ struct SweepRow {
   double compute_utilization = 0;
   std::string compute_utilization_source = {};  // net::utilization_source_kind
   double step_time_s = 0;
-  // Bounds at the cluster's bandwidth spread (sim/step_spread.h); 0: not simulated, no range.
+  // The band over the measured inputs (sim/step_spread.h); 0: not simulated, no range.
   double step_time_low_s = 0, step_time_high_s = 0;
 };
 

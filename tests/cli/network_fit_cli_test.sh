@@ -68,14 +68,25 @@ for r in rows:
     assert abs(100 * (pred - pub) / pub - err) < 0.01, r
     assert (r["fallback"] != "") == (r["nodes"] == "1"), r
     assert abs(err) <= 10, r  # docs/validation.md: 8.8% at worst
+    lo, hi = float(r["predicted_low_ms"]), float(r["predicted_high_ms"])
+    assert lo < pred < hi, r  # every row has a network input with a range
+    assert r["inside_band"] == ("yes" if lo <= pub <= hi else "no"), r
+    assert abs(float(r["band_half_width_pct"]) - 100 * max(hi - pred, pred - lo) / pred) < 0.01, r
 PY
+grep -q "^low..high band .*: [0-9]* of 13 measured values inside" "$WORK/cv.log" ||
+  fail "no band coverage line: $(cat "$WORK/cv.log")"
 
 "$BIN" profile --optimizer birder --gpus 16 --out "$WORK/p" > "$WORK/p.log" 2>&1 ||
   fail "profile failed: $(tail -3 "$WORK/p.log")"
-grep -q "low..high at the bandwidth spread (inter-node" "$WORK/p.log" || fail "no bounds line"
-/usr/bin/python3 - "$WORK/p/profile.csv" <<'PY' || fail "profile.csv bounds check failed"
-import csv, sys
+grep -q "low..high: root-sum-square" "$WORK/p.log" || fail "no bounds line"
+/usr/bin/python3 - "$WORK/p/profile.csv" "$WORK/p/run.json" <<'PY' ||
+import csv, json, sys
+band = json.load(open(sys.argv[2]))["config"]["band"]
+assert len(band["inputs"]) == 5 and band["inputs"][0].startswith("inter-node bandwidth x0.849"), band
 for r in csv.DictReader(open(sys.argv[1])):
+    stage = band["stages"][r["stage"]]
+    assert abs(stage["step_time_low_s"] - float(r["step_time_low_s"])) < 1e-5 * stage["step_time_low_s"], r
+    assert abs(stage["step_time_high_s"] - float(r["step_time_high_s"])) < 1e-5 * stage["step_time_high_s"], r
     lo, mid, hi = (float(r[k]) for k in ("step_time_low_s", "step_time_s", "step_time_high_s"))
     assert lo < mid < hi, r
     tlo, tmid, thi = (float(r[k]) for k in ("throughput_low_samples_s", "throughput_samples_s",
@@ -83,5 +94,6 @@ for r in csv.DictReader(open(sys.argv[1])):
     assert tlo < tmid < thi, r
     assert r["inter_node_spread_low"] == "0.849" and r["inter_node_spread_high"] == "1.039", r
 PY
+  fail "profile.csv bounds check failed"
 
 finish "network fit CLI: all checks passed"

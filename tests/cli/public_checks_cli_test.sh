@@ -30,6 +30,13 @@ for r, d in zip(rows, data):
     if d["algorithm"] != "auto":
         assert r["algorithm"] == d["algorithm"], (r, d)
     assert r["url"] == d["url"] and r["notes"], r
+    lo, hi = float(r["predicted_low_us"]), float(r["predicted_high_us"])
+    assert lo <= pred <= hi and lo < hi, r
+    assert r["inside_band"] == ("yes" if lo <= pub <= hi else "no"), r
+    assert abs(float(r["band_half_width_pct"]) - 100 * max(hi - pred, pred - lo) / pred) < 0.05, r
 PY
+inside=$(/usr/bin/python3 -c "import csv,sys; print(sum(r['inside_band'] == 'yes' for r in csv.DictReader(open(sys.argv[1]))))" "$WORK/pc/public_checks.csv")
+grep -q "^low..high band .*: $inside of 12 measured values inside" "$WORK/pc.log" ||
+  fail "band coverage line does not count the CSV's $inside: $(cat "$WORK/pc.log")"
 
 finish "public checks CLI: all checks passed"

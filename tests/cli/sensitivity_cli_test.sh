@@ -14,7 +14,7 @@ cd "$WORK" || exit 1
 
 INPUTS=("inter-node bandwidth" "intra-node bandwidth" "compute utilisation" "network latency"
         "per-message cost" "buckets" "allreduce algorithm" "overlap" "optimizer step kernel")
-HEADER="scenario,optimizer,baseline,input,low_value,high_value,speedup_low,speedup_high,expected_speedup,flips,source"
+HEADER="scenario,optimizer,baseline,input,low_value,high_value,speedup_low,speedup_high,expected_speedup,flips,source,kind"
 
 timeout 300 "$BIN" profile --optimizer onebit-adam --gpus 8 --sensitivity --out prof \
   > prof.log 2>&1 || fail "profile --sensitivity failed: $(tail -3 prof.log)"
@@ -70,6 +70,8 @@ for name, cell in checks:
 assert rows["buckets"]["low_value"] == "1" and rows["buckets"]["high_value"] == "32", rows
 for r in rows.values():
     assert r["baseline"] == "adam" and r["flips"] in ("true", "false") and r["source"], r
+    choice = r["input"] in ("buckets", "allreduce algorithm", "overlap", "optimizer step kernel")
+    assert r["kind"] == ("choice" if choice else "measured"), r
     e = float(r["expected_speedup"])
     pays = [float(r["speedup_low"]) > 1, float(r["speedup_high"]) > 1]
     assert (r["flips"] == "true") == any(p != (e > 1) for p in pays), r

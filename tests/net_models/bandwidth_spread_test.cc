@@ -28,6 +28,10 @@ TEST(BandwidthSpread, PaperPresetsCarryTheirOwnFactors) {
   const LinkSpreads ib = link_spreads(cluster_preset("infiniband-v100-8"));
   EXPECT_EQ(ib.inter_node.low, 0.954);
   EXPECT_EQ(ib.inter_node.high, 1.07);
+  // Each class's own source, as the band's range lines print it.
+  EXPECT_EQ(ib.inter_node_source.rfind("the cluster's. Source: ", 0), 0u) << ib.inter_node_source;
+  EXPECT_THAT(ib.intra_node_source, HasSubstr("GPU link default for transport nvlink"));
+  EXPECT_THAT(ib.intra_node_source, ::testing::Not(HasSubstr("Source:")));
 }
 
 // The presets' transports: tcp on the Ethernet presets, rdma on the DGX ones, nvlink inside.

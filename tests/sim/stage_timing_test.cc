@@ -117,16 +117,20 @@ TEST(StageTimingJson, AWrongTypeIsAnError) {
   EXPECT_THROW(j.get<StageTiming>(), std::exception);
 }
 
-TEST(StepSpreadJson, BothRunsAndTheSourceSurvive) {
-  StepSpread spread{{awkward_timing(1.0)}, {awkward_timing(2.0), awkward_timing(3.0)}, "fit"};
+TEST(StepSpreadJson, EveryInputsRunsAndTheSourceSurvive) {
+  StepSpread spread{{{"network latency", {awkward_timing(1.0)}, {awkward_timing(2.0)}},
+                     {"compute utilisation", {awkward_timing(3.0), awkward_timing(4.0)}, {}}},
+                    "fit"};
   const StepSpread back = nlohmann::json::parse(nlohmann::json(spread).dump()).get<StepSpread>();
-  ASSERT_EQ(back.fast.size(), 1u);
-  ASSERT_EQ(back.slow.size(), 2u);
-  expect_bit_equal(spread.fast[0], back.fast[0]);
-  expect_bit_equal(spread.slow[1], back.slow[1]);
+  ASSERT_EQ(back.inputs.size(), 2u);
+  EXPECT_EQ(back.inputs[1].input, "compute utilisation");
+  ASSERT_EQ(back.inputs[1].low.size(), 2u);
+  EXPECT_TRUE(back.inputs[1].high.empty());
+  expect_bit_equal(spread.inputs[0].high[0], back.inputs[0].high[0]);
+  expect_bit_equal(spread.inputs[1].low[1], back.inputs[1].low[1]);
   EXPECT_EQ(back.source, "fit");
   nlohmann::json partial = spread;
-  partial.erase("slow");
+  partial["inputs"][0].erase("low");
   EXPECT_THROW(partial.get<StepSpread>(), nlohmann::json::out_of_range);
 }
 

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,10 @@ std::string hex(const std::vector<sim::StageTiming>& timings) {
 
 std::string hex(const SimulatedStep& step) {
   std::string out = hex(step.timings);
-  if (step.spread) out += "fast\n" + hex(step.spread->fast) + "slow\n" + hex(step.spread->slow);
+  if (step.spread) {
+    for (const sim::InputRuns& r : step.spread->inputs)
+      out += r.input + " low\n" + hex(r.low) + r.input + " high\n" + hex(r.high);
+  }
   return out + (step.spread ? step.spread->source : "no spread");
 }
 
@@ -58,7 +62,7 @@ std::string hex(const SimulatedStep& step) {
 std::string reference(const sim::StepConfig& config) {
   const auto work = [&](size_t) {
     SimulatedStep step{sim::simulate_step(config), std::nullopt};
-    step.spread = sim::simulate_step_spread(config, step.timings);
+    step.spread = sim::simulate_step_spread(config);
     return hex(step);
   };
   return run_forked(
@@ -81,7 +85,37 @@ TEST(ForkedSimulation, ChildrenSendBackExactlyWhatTheySimulated) {
   EXPECT_EQ(steps[0].timings.back().stage, "compression");
   EXPECT_FALSE(steps[0].timings.back().algorithm.empty());
   EXPECT_GT(steps[0].timings.back().compute_utilization, 0);
-  EXPECT_EQ(steps[0].spread->slow.size(), 2u);  // onebit-adam: warmup and compression
+  ASSERT_FALSE(steps[0].spread->inputs.empty());
+  EXPECT_EQ(steps[0].spread->inputs[0].low.size(), 2u);  // onebit-adam: warmup and compression
+}
+
+// The band's runs of one scenario spread over children are those one child runs in a row (to
+// the last bits, which depend on the engines a process ran before).
+TEST(ForkedSimulation, ASpreadForkedPerInputEndIsTheSpreadSimulatedInARow) {
+  const sim::StepConfig config = sim::resolve_scenario(scenario("onebit-adam", 8));
+  const auto work = [&](size_t) {
+    return nlohmann::json(sim::simulate_step_spread(config)).dump();
+  };
+  const sim::StepSpread in_a_row =
+      nlohmann::json::parse(run_forked({.count = 1,
+                                        .parallel = 1,
+                                        .work = work,
+                                        .describe = [](size_t) { return "in a row"; }})
+                                .front())
+          .get<sim::StepSpread>();
+  const sim::StepSpread forked = simulate_spread_forked(config, 2);
+  EXPECT_EQ(forked.source, in_a_row.source);
+  ASSERT_EQ(forked.inputs.size(), in_a_row.inputs.size());
+  EXPECT_GE(forked.inputs.size(), 4u);  // ethernet-v100-4: only what one node lacks is pinned
+  for (size_t k = 0; k < forked.inputs.size(); ++k) {
+    EXPECT_EQ(forked.inputs[k].input, in_a_row.inputs[k].input);
+    for (const auto end : {&sim::InputRuns::low, &sim::InputRuns::high}) {
+      const std::vector<sim::StageTiming>&a = forked.inputs[k].*end, &b = in_a_row.inputs[k].*end;
+      ASSERT_EQ(a.size(), 2u);
+      for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_NEAR(a[i].step_time_s, b[i].step_time_s, 1e-12 * b[i].step_time_s);
+    }
+  }
 }
 
 TEST(ForkedSimulation, WithoutSpreadOnlyTheStep) {
@@ -130,7 +164,7 @@ TEST(ForkedSimulation, StepsSurviveTheirText) {
   t.stage = "warmup";
   t.comm_s = 1.0 / 3.0;
   t.algorithm = "tree";
-  const SimulatedStep with{{t}, sim::StepSpread{{t}, {t, t}, "preset"}};
+  const SimulatedStep with{{t}, sim::StepSpread{{{"network latency", {t}, {t, t}}}, "preset"}};
   const SimulatedStep back = decode_simulated_step(encode_simulated_step(with));
   EXPECT_EQ(hex(back), hex(with));
   EXPECT_FALSE(decode_simulated_step(encode_simulated_step({{t}, std::nullopt})).spread);

@@ -15,6 +15,7 @@
 #include "experiments/scenario/sensitivity_inputs.h"
 #include "experiments/scenario/sensitivity_report.h"
 #include "net_models/bandwidth_spread.h"
+#include "sim/input_ranges.h"
 
 namespace compopt::cli {
 namespace {
@@ -90,8 +91,36 @@ TEST(Sensitivity, EveryInputHasTwoDistinctEndsAndASource) {
   const SensitivityPlan plan = plan_sensitivity(onebit_adam(), "adam", "case");
   for (size_t k = 0; k < uncertain_inputs().size(); ++k) {
     EXPECT_NE(plan.low_values[k], plan.high_values[k]) << uncertain_inputs()[k].name;
-    EXPECT_FALSE(uncertain_inputs()[k].source.empty());
+    EXPECT_FALSE(plan.sources[k].empty());
   }
+}
+
+// The measured inputs come first, are those of sim/input_ranges.h and take the scenario's
+// own ranges: the latency over tcp (ethernet-v100-4's 50 us x13.7/18.6 .. x34.2/18.6) differs
+// from the one over rdma (x0.5 .. x2 of 2 us). The choices keep one range everywhere.
+TEST(Sensitivity, MeasuredInputsTakeTheScenariosOwnRanges) {
+  const std::vector<UncertainInput>& inputs = uncertain_inputs();
+  ASSERT_EQ(inputs.size(), sim::measured_inputs().size() + 4);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    EXPECT_EQ(inputs[k].measured, k < sim::measured_inputs().size()) << inputs[k].name;
+    if (inputs[k].measured) {
+      EXPECT_EQ(inputs[k].name, sim::measured_inputs()[k].name);
+    }
+  }
+  const size_t l = input_index("network latency");
+  const SensitivityPlan eth = plan_sensitivity(onebit_adam(), "adam", "eth");
+  EXPECT_EQ(eth.low_values[l], "36.8 us");
+  EXPECT_EQ(eth.high_values[l], "91.9 us");
+  EXPECT_THAT(eth.sources[l], HasSubstr("tcp: the measured TCP one-way time"));
+  sim::Scenario ib_scenario;
+  ib_scenario.optimizer = "onebit-adam";
+  ib_scenario.cluster = "infiniband-v100-8";
+  const SensitivityPlan ib = plan_sensitivity(sim::resolve_scenario(ib_scenario), "adam", "ib");
+  EXPECT_EQ(ib.low_values[l], "1 us");
+  EXPECT_EQ(ib.high_values[l], "4 us");
+  EXPECT_THAT(ib.sources[l], HasSubstr("not measured over rdma"));
+  const size_t b = input_index("buckets");
+  EXPECT_EQ(eth.sources[b], ib.sources[b]);
 }
 
 // The two ends of the step kernel reach the simulated step: Adam's optimizer step at 178 bytes
@@ -179,7 +208,9 @@ TEST(Sensitivity, CsvHoldsOneRowPerInputWithTheSpeedups) {
   EXPECT_DOUBLE_EQ(csv.number(b, "expected_speedup"), 1.1);
   EXPECT_EQ(csv.text(b, "flips"), "true");
   EXPECT_EQ(csv.text(0, "flips"), "false");
-  EXPECT_EQ(csv.text(b, "source"), uncertain_inputs()[b].source);
+  EXPECT_EQ(csv.text(b, "source"), plan.sources[b]);
+  EXPECT_EQ(csv.text(b, "kind"), "choice");
+  EXPECT_EQ(csv.text(0, "kind"), "measured");
   EXPECT_EQ(csv.text(b, "baseline"), "adam");
 }
 

@@ -155,7 +155,7 @@ TEST(SweepSummary, BoundsFollowTheExpectedTime) {
   rows[1].step_time_low_s = 0.45;
   rows[1].step_time_high_s = 0.6;
   const std::string summary = sweep_summary(rows, "");
-  EXPECT_THAT(summary, HasSubstr("[low..high]: ms at the cluster's bandwidth spread"));
+  EXPECT_THAT(summary, HasSubstr("[low..high]: ms, the band over the measured inputs"));
   EXPECT_EQ(table_lines(summary, "adam").back(), "2000 [1800..2500]  500.0 [450.0..600.0] (4.00x)");
   EXPECT_THAT(sweep_summary(two_groups(), ""), Not(HasSubstr("low..high")));
 }
