@@ -31,7 +31,8 @@ def changed_files(root, rev):
 
 
 def dependencies(build_dir):
-    """Object -> the files it was compiled from (source first), from ninja's log."""
+    """Object -> the files it was compiled from (source first), from ninja's log. Ninja prints
+    them relative to the build directory (CMake's `../core/x.cc`), not to this process's."""
     log = subprocess.run(["ninja", "-C", build_dir, "-t", "deps"], capture_output=True,
                          text=True)
     if log.returncode != 0:
@@ -41,7 +42,7 @@ def dependencies(build_dir):
         if line and not line[0].isspace():
             current = deps.setdefault(line.split(":")[0], [])
         elif line.strip() and current is not None:
-            current.append(os.path.realpath(line.strip()))
+            current.append(os.path.realpath(os.path.join(build_dir, line.strip())))
     return deps
 
 

@@ -1,6 +1,8 @@
 """scripts/tidy_changed_sources.py on a two-source project built by ninja: a changed header
 selects exactly the source that includes it, a changed source itself, an unknown revision or a
-changed .clang-tidy everything (ALL); a build directory without compile_commands.json exits 2."""
+changed .clang-tidy everything (ALL); a build directory without compile_commands.json exits 2.
+The build directory sits in the repository and names its sources relative to itself
+(`../a.cc`), as CMake's does, and the script runs from the repository root, as CI runs it."""
 import json
 import os
 import shutil
@@ -19,8 +21,8 @@ BUILD_NINJA = """rule cxx
   command = g++ -MD -MF $out.d -c $in -o $out
   depfile = $out.d
   deps = gcc
-build a.o: cxx {repo}/a.cc
-build b.o: cxx {repo}/b.cc
+build a.o: cxx ../a.cc
+build b.o: cxx ../b.cc
 """
 
 
@@ -39,9 +41,9 @@ def project(tmp_path):
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
-    build = tmp_path / "build"
+    build = repo / "build"  # as CI's: in the repository, untracked
     build.mkdir()
-    (build / "build.ninja").write_text(BUILD_NINJA.format(repo=repo))
+    (build / "build.ninja").write_text(BUILD_NINJA)
     subprocess.run(["ninja", "-C", str(build)], check=True, capture_output=True)
     (build / "compile_commands.json").write_text(json.dumps(
         [{"directory": str(build), "command": "g++ -c", "file": str(repo / name)}
@@ -51,7 +53,7 @@ def project(tmp_path):
 
 def run(build, rev, repo):
     return subprocess.run([sys.executable, SCRIPT, str(build), rev, str(repo)],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, cwd=str(repo))
 
 
 def test_nothing_changed_selects_nothing(project):
