@@ -41,6 +41,7 @@ RingHopLatency ring_hop_latency(const net::ClusterSpec& full) {
   std::vector<double> seconds(rounds.size());
   if (collapsible(cluster)) {
     std::vector<RoundJob> jobs;
+    jobs.reserve(rounds.size());
     for (const ShiftRound& r : rounds) jobs.push_back({{r}, WireMap(1.0)});
     const std::vector<CollapsedTiming> timed = simulate_collapsed(cluster, jobs);
     for (size_t k = 0; k < timed.size(); ++k) seconds[k] = timed[k].seconds;

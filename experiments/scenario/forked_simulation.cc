@@ -61,6 +61,7 @@ sim::StepSpread simulate_spread_forked(const sim::StepConfig& config, int parall
   const std::vector<std::string> texts = run_forked(
       {.count = 2 * ends.size(), .parallel = parallel, .work = work, .describe = describe});
   std::vector<std::vector<sim::StageTiming>> runs;
+  runs.reserve(texts.size());
   for (const std::string& text : texts)
     runs.push_back(nlohmann::json::parse(text).get<std::vector<sim::StageTiming>>());
   return sim::spread_of(config, std::move(runs));
