@@ -67,11 +67,14 @@ constexpr std::pair<std::string_view, std::string_view> kSourceKinds[] = {
 
 }  // namespace
 
-std::string utilization_source_kind(const ComputeTimes& times) {
-  if (times.measured) return "measured";
+std::string utilization_curve_kind(const UtilizationCurve& curve) {
   for (const auto& [start, kind] : kSourceKinds)
-    if (times.curve.source.starts_with(start)) return std::string(kind);
+    if (curve.source.starts_with(start)) return std::string(kind);
   return "unstated";
+}
+
+std::string utilization_source_kind(const ComputeTimes& times) {
+  return times.measured ? "measured" : utilization_curve_kind(times.curve);
 }
 
 namespace {

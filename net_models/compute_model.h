@@ -56,6 +56,8 @@ double pass_seconds(const GpuSpec& gpu, Precision precision, double flops, int l
 // "borrowed" (another GPU's figure, gpu_spec.h), "config" (given in the cluster config), or
 // "unstated" for a source text of none of these kinds.
 std::string utilization_source_kind(const ComputeTimes& times);
+// The kind of a curve's source alone, as above without "measured".
+std::string utilization_curve_kind(const UtilizationCurve& curve);
 
 // One line for the output saying where the compute times come from: "compute: measured ..."
 // with the measurement, or "compute: model ..." with the utilisation and its source.

@@ -13,23 +13,22 @@
 namespace compopt::sim {
 namespace {
 
-// How a GPU's utilisation figure was obtained, told by the start of its source text
-// (net_models/gpu_spec.cc writes "fitted: ...", "public: ...", "borrowed: ..."; a [cluster.gpu]
-// figure, cluster_table.cc, names the cluster config), and its range (docs/calibration.md,
+// How a GPU's utilisation figure was obtained (net::utilization_curve_kind: fitted, public,
+// borrowed, or config for a [cluster.gpu] figure), and its range (docs/calibration.md,
 // "Sensitivity ranges").
 struct UtilizationKind {
-  std::string_view prefix;
+  std::string_view kind;
   double range;
   const char* reason;
 };
 constexpr UtilizationKind kUtilizationKinds[] = {
-    {"fitted:", kFittedRange,
+    {"fitted", kFittedRange,
      "fitted on published rows: the V100 fit's 80th-percentile residual (the A100 fit's 3 rows "
      "for 2 parameters cannot measure its own error and take the same)"},
-    {"public:", kPublicReportRange,
+    {"public", kPublicReportRange,
      "one public MFU report, of another model and scale than this workload (assumption)"},
-    {"borrowed:", kBorrowedRange, "borrowed from another GPU or precision (assumption)"},
-    {"the cluster config", kPublicReportRange,
+    {"borrowed", kBorrowedRange, "borrowed from another GPU or precision (assumption)"},
+    {"config", kPublicReportRange,
      "stated in the scenario: one figure, as uncertain as one public report (assumption)"},
 };
 constexpr UtilizationKind kUnnamedUtilization = {
@@ -74,10 +73,9 @@ FactorRange utilization_range(const StepConfig& c) {
     return {1, 1, "pinned: the workload's passes are measured, no utilisation enters them"};
   const net::UtilizationCurve curve =
       c.cluster.gpu.curve(net::precision_on(c.cluster.gpu, c.workload.compute_precision));
+  const std::string curve_kind = net::utilization_curve_kind(curve);
   const auto* kind = std::find_if(std::begin(kUtilizationKinds), std::end(kUtilizationKinds),
-                                  [&](const UtilizationKind& k) {
-                                    return std::string_view(curve.source).starts_with(k.prefix);
-                                  });
+                                  [&](const UtilizationKind& k) { return k.kind == curve_kind; });
   const UtilizationKind& k = kind != std::end(kUtilizationKinds) ? *kind : kUnnamedUtilization;
   return {1 - k.range, 1 + k.range, fmt::format("+-{:g}%: {}", 100 * k.range, k.reason)};
 }
