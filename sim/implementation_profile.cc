@@ -66,11 +66,14 @@ const std::string kEngineSource =
     "DeepSpeed deepspeed/runtime/engine.py (2020): backward() calls allreduce_gradients() at the "
     "gradient accumulation boundary only, after the whole backward, in buckets of "
     "MEMORY_OPT_ALLREDUCE_SIZE = 5e8 elements";
-const std::string kOneBitSource =
+const std::string kMpiBackendSource =
+    "deepspeedai/DeepSpeed PR #380 (1-bit Adam v1, September 2020): the compressed allreduce on "
+    "mpi4py (deepspeed/runtime/comm/mpi.py); the 1-bit LAMB paper (Li et al., arXiv:2104.06069, "
+    "2021) calls it the existing MPI-based implementation, the one 1-bit Adam's runs used";
+const std::string kNcclBackendSource =
     "DeepSpeed 1-bit Adam tutorial (https://www.deepspeed.ai/tutorials/onebit-adam/, updated "
-    "2021-03-04) and deepspeed/runtime/comm/nccl.py: the NCCL backend's compressed allreduce is "
-    "an all-to-all of the packed signs with an all-gather of the scales, then an all-gather of "
-    "the server's signs and scales";
+    "2021-03-04; PR #817) and deepspeed/runtime/comm/nccl.py: the NCCL-based compressed "
+    "allreduce; the 1-bit LAMB paper (Li et al., arXiv:2104.06069) reports its runs on it";
 const std::string kZeroPaperSource =
     "Rajbhandari, Rasley, Ruwase, He, 'ZeRO: Memory Optimizations Toward Training Trillion "
     "Parameter Models', SC 2020 (arXiv:1910.02054): mixed-precision Adam holds 2 + 2 + K bytes "
@@ -106,7 +109,7 @@ ImplementationProfile ddp() {
   p.issue_text = "gradient allreduce bucketed behind backward; optimizer-formed vectors after it";
   p.accumulation_text = "no_sync on all but the last micro-batch: only its backward hides comm";
   p.bucket_bytes = kDdpBucketBytes;
-  p.compressed_allreduce_text = "compopt's compressed allreduce (all-to-all + all-gather)";
+  p.compressed_collectives = "torch-nccl";
   p.adam_step = {kFusedAdamFp32Bytes,
                  "fused AdamW, fp32 params: read p, g, m, v (16 B), write p, m, v (12 B)"};
   p.lamb_step = kFusedLambStep;
@@ -116,16 +119,17 @@ ImplementationProfile ddp() {
   return p;
 }
 
-ImplementationProfile deepspeed_2020() {
+// DeepSpeed's engine of the 1-bit papers with the compressed allreduce on `collectives`
+// (framework_collectives.h): the 2020 MPI backend of 1-bit Adam, the 2021 NCCL one of 1-bit LAMB.
+ImplementationProfile deepspeed_engine(const std::string& name, const std::string& collectives,
+                                       const std::string& backend_source) {
   ImplementationProfile p;
-  p.name = "deepspeed-2020";
-  p.aliases = {"deepspeed"};
-  p.help = "DeepSpeed's engine of the 1-bit Adam / LAMB papers: allreduce after backward";
+  p.name = name;
   p.issue = OverlapMode::kOff;
   p.issue_text = "every stage after backward (the engine's allreduce_gradients)";
   p.accumulation_text = "one sync after the last micro-batch's backward, none overlapped";
   p.bucket_elements = kDeepSpeedBucketElements;
-  p.compressed_allreduce_text = "NCCL backend: all-to-all of signs + all-gather of scales/signs";
+  p.compressed_collectives = collectives;
   p.adam_step = {kDeepSpeed2020AdamBytes,
                  "unfused fp16 step with fp32 master weights: measured, 67.27 ms x 900 GB/s / "
                  "340 M"};
@@ -134,7 +138,21 @@ ImplementationProfile deepspeed_2020() {
                  "(counted)"};
   p.momentum_sgd_step = kTorchMomentumSgdStep;
   p.bertadam_step = kBertAdamStep;
-  p.sources = {kEngineSource, kOneBitSource};
+  p.sources = {kEngineSource, backend_source};
+  return p;
+}
+
+ImplementationProfile deepspeed_2020() {
+  ImplementationProfile p = deepspeed_engine("deepspeed-2020", "deepspeed-mpi", kMpiBackendSource);
+  p.aliases = {"deepspeed"};
+  p.help = "DeepSpeed's engine of the 1-bit Adam paper: after backward, MPI compressed backend";
+  return p;
+}
+
+ImplementationProfile deepspeed_2021() {
+  ImplementationProfile p =
+      deepspeed_engine("deepspeed-2021", "deepspeed-nccl", kNcclBackendSource);
+  p.help = "DeepSpeed's engine of the 1-bit LAMB paper: after backward, NCCL compressed backend";
   return p;
 }
 
@@ -155,7 +173,7 @@ ImplementationProfile pytorch_2022() {
   p.issue_text = "every stage after backward (torch.distributed collectives from the loop)";
   p.accumulation_text = "one sync after the last micro-batch's backward, none overlapped";
   p.bucket_bytes = kDdpBucketBytes;
-  p.compressed_allreduce_text = "torch.distributed all-to-all + all-gather (Birder's appendix)";
+  p.compressed_collectives = "torch-nccl";
   p.adam_step = {kTorchAdamBytes, "torch.optim.Adam of PyTorch 1.11, 9 kernels (counted)"};
   p.lamb_step = kFusedLambStep;
   p.momentum_sgd_step = kTorchMomentumSgdStep;
@@ -182,7 +200,7 @@ ImplementationProfile zero(int stage) {
   p.accumulation_text = stage >= 2 ? "gradients reduce-scattered after every micro-batch's backward"
                                    : "one reduce-scatter at the accumulation boundary";
   p.bucket_elements = kDeepSpeedBucketElements;
-  p.compressed_allreduce_text = "compopt's compressed allreduce (all-to-all + all-gather)";
+  p.compressed_collectives = "deepspeed-nccl";
   auto on_shard = [](double bytes, const std::string& kernel) {
     return StepKernel{bytes + kZeroMasterCopyBytes,
                       kernel +
@@ -206,6 +224,7 @@ const Registry<ImplementationProfile>& implementation_registry() {
     Registry<ImplementationProfile> r("implementation");
     r.add(ddp());
     r.add(deepspeed_2020());
+    r.add(deepspeed_2021());
     for (int stage = 1; stage <= 3; ++stage) r.add(zero(stage));
     r.add(pytorch_2022());
     return r;

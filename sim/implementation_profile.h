@@ -45,7 +45,9 @@ struct ImplementationProfile : RegistryEntry {
   // Default bucket: bytes (DDP's bucket_cap_mb) or, when > 0, elements (DeepSpeed's sizes).
   double bucket_bytes = 0;
   double bucket_elements = 0;
-  std::string compressed_allreduce_text;  // the collectives a compressed allreduce is built from
+  // How the framework issues the compressed allreduce's collectives: a name in
+  // framework_collectives_registry() (framework_collectives.h).
+  std::string compressed_collectives;
   // The optimizer step's kernels per optimizer family (step_kernel below picks one): Adam's
   // (every optimizer without a kernel of its own, scaled by its stage's step_bytes_ratio), LAMB's,
   // momentum SGD's (torch.optim.SGD) and BertAdam's (pytorch-pretrained-bert).

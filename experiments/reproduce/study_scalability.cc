@@ -29,8 +29,8 @@ struct Comparison {
   std::string name, workload, cluster;
   std::vector<std::string> optimizers;
   int batch_per_gpu;
-  // The paper's software: 1-bit Adam / LAMB on DeepSpeed's engine, Birder on PyTorch 1.11 with
-  // its collectives after backward (compression_pairs.cc).
+  // The paper's software: 1-bit Adam / LAMB on DeepSpeed's engine (MPI / NCCL backend), Birder on
+  // PyTorch 1.11 with its collectives after backward (compression_pairs.cc).
   std::string implementation;
 };
 
@@ -47,7 +47,7 @@ const std::vector<Comparison>& comparisons() {
        "ethernet-v100-4",
        {"lamb", "onebit-lamb"},
        16,
-       "deepspeed-2020"},
+       "deepspeed-2021"},
       {"birder_resnet50",
        "resnet50-imagenet",
        "ethernet-a100-8",

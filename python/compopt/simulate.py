@@ -46,8 +46,8 @@ def simulate(workload, cluster, optimizer="adam", gpus=0, *, training=None, sens
     TOML file holding that table. training: the ``[training]`` table as a dict. options: the
     flags of ``compopt profile`` with underscores: gpus_per_node, inter_node_gbps, topology,
     gpu, platform, batch_per_gpu, grad_accum, overlap ("auto", "on", "off"), buckets,
-    implementation ("ddp", "deepspeed-2020", "zero-1", "zero-2", "zero-3", "pytorch-2022";
-    docs/implementations.md).
+    implementation ("ddp", "deepspeed-2020", "deepspeed-2021", "zero-1", "zero-2", "zero-3",
+    "pytorch-2022"; docs/implementations.md).
 
     Returns profile.csv as a DataFrame: one row per optimizer stage, with the implementation,
     the buckets used, the algorithm charged, the compute utilisation and its source

@@ -142,7 +142,7 @@ expect "profile batch" "batch_per_gpu = -1" "${P[@]}" --batch-per-gpu -1
 expect "profile grad-accum" "grad_accum = 0" "${P[@]}" --grad-accum 0
 expect "profile buckets" "buckets = -1" "${P[@]}" --overlap --buckets -1
 expect "profile overlap unknown" "unknown overlap mode 'sideways'" "${P[@]}" --overlap=sideways
-expect "profile implementation" "unknown implementation 'megatron', expected one of ddp, deepspeed-2020, zero-1, zero-2, zero-3" \
+expect "profile implementation" "unknown implementation 'megatron', expected one of ddp, deepspeed-2020, deepspeed-2021, zero-1, zero-2, zero-3" \
   "${P[@]}" --implementation megatron
 expect "profile platform" "$WORK/none.xml" "${P[@]}" --platform "$WORK/none.xml"
 expect "profile out is a file" "--out $RES/afile" profile --out "$RES/afile"
