@@ -231,6 +231,7 @@ void print_training(const sim::ScenarioTotals& totals) {
                *t.total_steps, *t.warmup_steps, *t.time_to_train_h,
                *totals.training_low.time_to_train_h, *totals.training_high.time_to_train_h);
   }
+  if (!t.phases.empty()) fmt::print("  in phases: {}\n", t.phases);
   if (t.steps_to_target == sim::kNotReached) {
     fmt::print("time to target: the metrics run never reached the target\n");
   } else if (t.time_to_target_h) {
@@ -240,14 +241,17 @@ void print_training(const sim::ScenarioTotals& totals) {
   }
 }
 
-void print_memory(const sim::StepConfig& c, const sim::GpuMemory& m) {
+// The memory per GPU of the scenario, or with phases of the phase needing the most.
+void print_memory(const sim::StepConfig& c, const sim::ScenarioTotals& totals) {
   constexpr double kGb = 1e9;
+  const sim::GpuMemory& m = totals.memory;
+  const std::string of = totals.memory_phase.empty() ? fmt::format("batch {}", c.batch_per_gpu)
+                                                     : "the run's peak: " + totals.memory_phase;
   fmt::print(
       "\nmemory per GPU: weights {:.3f} GB, gradients {:.3f} GB, optimizer {:.3f} GB, "
-      "activations {:.3f} GB (batch {}): {:.3f} GB of the {}'s {:.3f} GB\n",
+      "activations {:.3f} GB ({}): {:.3f} GB of the {}'s {:.3f} GB\n",
       m.weights_bytes / kGb, m.gradients_bytes / kGb, m.optimizer_bytes / kGb,
-      m.activations_bytes / kGb, c.batch_per_gpu, m.total_bytes() / kGb, c.cluster.gpu.name,
-      m.gpu_bytes / kGb);
+      m.activations_bytes / kGb, of, m.total_bytes() / kGb, c.cluster.gpu.name, m.gpu_bytes / kGb);
   if (!m.fits()) {
     fmt::print("warning: does not fit: {:.3f} GB needed per GPU > {:.3f} GB on the {}\n",
                m.total_bytes() / kGb, m.gpu_bytes / kGb, c.cluster.gpu.name);
@@ -297,7 +301,8 @@ void run_profile(const Options& o) {
                "stage", "fwd ms", "allreduce ms", "bwd else ms", "compr ms", "step ms", "total ms",
                "AR %", "samples/s", "buckets", "algorithm");
     const sim::ScenarioTotals totals = sim::scenario_totals(
-        config, o.scenario.training, timings, simulate_spread_forked(config, band_jobs));
+        config, o.scenario.training, timings, simulate_spread_forked(config, band_jobs),
+        simulate_phases_forked(o.scenario, band_jobs));
     for (const sim::StageTiming& t : timings) print_breakdown(t);
     print_bounds(config, timings, totals);
     const std::optional<ScenarioBaseline> baseline =
@@ -305,7 +310,7 @@ void run_profile(const Options& o) {
                         : std::nullopt;
     print_baseline(config, timings.back(), baseline);
     print_training(totals);
-    print_memory(config, totals.memory);
+    print_memory(config, totals);
     std::string csv = profile_csv(config, timings, totals);
     if (baseline) csv = with_tuned_baseline_columns(csv, {{timings, std::nullopt}}, {*baseline});
     dir.write_file("profile.csv", csv);
