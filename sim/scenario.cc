@@ -312,8 +312,8 @@ TrainingTime run_at_end(const TrainingSpec& training, std::vector<PhaseTimings> 
 // The whole-run figures of each input's low and high run, over every phase.
 TrainingRuns training_runs(const TrainingSpec& training, const std::vector<PhaseTimings>& run,
                            const StepSpread& spread, const std::vector<SimulatedPhase>& phases) {
-  std::vector<const StepSpread*> spreads = {&spread};
-  if (!phases.empty()) spreads.clear();
+  std::vector<const StepSpread*> spreads;  // one per phase of `run`
+  if (phases.empty()) spreads.push_back(&spread);
   for (const SimulatedPhase& p : phases) spreads.push_back(&p.spread);
   std::vector<std::string> inputs;  // every input some phase moves, in order of first appearance
   for (const StepSpread* s : spreads) {

@@ -102,6 +102,15 @@ sed 's/total_steps = 1000/total_samples = 64000/' "$WORK/sweep.toml" > "$WORK/sa
 expect_exit 2 -- "$BIN" sweep "$WORK/samples.toml" --set "$PHASES" --out "$WORK/bad-samples"
 expect_contains "samples" "training.total_samples = 64000 with training.phases of different global batches" "$OUTPUT"
 
+# A phase's workload may be a table as [workload] takes: a model described in full.
+TABLE='training.phases=[{workload="bert-large-seq128",fraction=0.9},{workload={name="bert-large-seq1024",preset="bert-large-seq512",transformer={layers=24,hidden=1024,sequence=1024,vocabulary=30522}},fraction=0.1,batch_per_gpu=2}]'
+out=$("$BIN" sweep "$WORK/sweep.toml" --jobs 2 --set "$TABLE" --out "$WORK/table" 2>&1) ||
+  fail "workload table phase: $out"
+expect_contains "workload table phase" "bert-large-seq1024:0.1 (100 steps at batch 2x1)" \
+  "$(cat "$WORK/table/sweep.csv")"
+bad table 'training.phases=[{workload={name="x",paramz=3},fraction=1}]' \
+  "training.phases[1].workload: unknown key 'workload.paramz'"
+
 # profile prints the phases and the memory of the peak phase.
 out=$("$BIN" profile --gpus 16 --set training.total_steps=1000 --set "$PHASES" \
   --out "$WORK/profile" 2>&1) || fail "profile: $out"
