@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include "core/optim/optimizer_registry.h"
 #include "core/util/csv_schema.h"
@@ -17,7 +20,48 @@ namespace {
 constexpr double kBytesPerGb = 1e9;  // GB as the GPU's hbm_gb counts them
 constexpr const char* kGb = "{:.3f}";
 
+// Resolves each phase of s.training (a phase that does not resolve throws naming it); with
+// total_samples the phases must share one global batch, which turns samples into steps.
+void check_phase_scenarios(const Scenario& s) {
+  const std::vector<Scenario> phases = phase_scenarios(s);
+  int64_t first_batch = 0;
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const std::string& name = s.training.phases[i].workload.name;
+    StepConfig config;
+    try {
+      config = resolve_scenario(phases[i]);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(fmt::format("training.phases[{}] ({}): {}", i + 1, name, e.what()));
+    }
+    const int64_t batch = global_batch(config);
+    if (i == 0) first_batch = batch;
+    if (s.training.total_samples > 0 && batch != first_batch) {
+      throw InvalidArgument(fmt::format(
+          "training.total_samples = {} with training.phases of different global batches "
+          "(phase 1 {}: {} samples per step, phase {} {}: {}): expected training.total_steps, "
+          "which the phases share",
+          s.training.total_samples, s.training.phases[0].workload.name, first_batch, i + 1, name,
+          batch));
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<Scenario> phase_scenarios(const Scenario& scenario) {
+  std::vector<Scenario> out;
+  out.reserve(scenario.training.phases.size());
+  for (const TrainingPhase& phase : scenario.training.phases) {
+    Scenario s = scenario;
+    s.workload = phase.workload.name;
+    s.workload_spec = phase.workload;
+    if (phase.batch_per_gpu > 0) s.batch_per_gpu = phase.batch_per_gpu;
+    if (phase.grad_accum > 0) s.grad_accum = phase.grad_accum;
+    s.training = {};
+    out.push_back(std::move(s));
+  }
+  return out;
+}
 
 StepConfig resolve_scenario(const Scenario& s) {
   StepConfig config;
@@ -62,6 +106,7 @@ StepConfig resolve_scenario(const Scenario& s) {
   config.overlap = s.overlap;
   config.buckets = s.buckets;
   check_training(s.training, config.optimizer);
+  check_phase_scenarios(s);
   return config;
 }
 
@@ -111,6 +156,7 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"time_to_target_h", "{:.6g}"},
                                                  {"time_to_target_low_h", "{:.6g}"},
                                                  {"time_to_target_high_h", "{:.6g}"},
+                                                 {"training_phases"},
                                                  {"memory_weights_gb", kGb},
                                                  {"memory_gradients_gb", kGb},
                                                  {"memory_optimizer_gb", kGb},
@@ -118,6 +164,7 @@ const CsvSchema& scenario_csv_schema() {
                                                  {"memory_total_gb", kGb},
                                                  {"gpu_memory_gb", kGb},
                                                  {"fits_in_memory"},
+                                                 {"memory_phase"},
                                                  {"nics_per_node"},
                                                  {"rail_optimized"},
                                                  {"algorithm"},
@@ -201,6 +248,7 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
       run.time_to_target_h,
       totals.training_low.time_to_target_h,
       totals.training_high.time_to_target_h,
+      run.phases,
       m.weights_bytes / kBytesPerGb,
       m.gradients_bytes / kBytesPerGb,
       m.optimizer_bytes / kBytesPerGb,
@@ -208,6 +256,7 @@ std::string scenario_csv_row(const StepConfig& c, const StageTiming& t,
       m.total_bytes() / kBytesPerGb,
       m.gpu_bytes / kBytesPerGb,
       m.fits(),
+      totals.memory_phase,
       k.nics_per_node,
       k.rail_optimized,
       t.algorithm,
@@ -238,19 +287,78 @@ void bound_hours(std::optional<double> TrainingTime::*field, const TrainingTime&
   high.*field = band.high;
 }
 
+// The phases of the run at their expected step times: `phases`, or the scenario's own step.
+std::vector<PhaseTimings> expected_phases(const StepConfig& config,
+                                          const std::vector<StageTiming>& timings,
+                                          const std::vector<SimulatedPhase>& phases) {
+  if (phases.empty()) return {{config, timings}};
+  std::vector<PhaseTimings> out;
+  out.reserve(phases.size());
+  for (const SimulatedPhase& p : phases) out.push_back({p.config, p.timings});
+  return out;
+}
+
+// The whole run with `input` at its low (or high) end in every phase whose spread moves it.
+TrainingTime run_at_end(const TrainingSpec& training, std::vector<PhaseTimings> run,
+                        const std::vector<const StepSpread*>& spreads, const std::string& input,
+                        bool high) {
+  for (size_t i = 0; i < run.size(); ++i) {
+    for (const InputRuns& r : spreads[i]->inputs)
+      if (r.input == input) run[i].timings = high ? r.high : r.low;
+  }
+  return time_to_train(training, run);
+}
+
+// The whole-run figures of each input's low and high run, over every phase.
+TrainingRuns training_runs(const TrainingSpec& training, const std::vector<PhaseTimings>& run,
+                           const StepSpread& spread, const std::vector<SimulatedPhase>& phases) {
+  std::vector<const StepSpread*> spreads;  // one per phase of `run`
+  if (phases.empty()) spreads.push_back(&spread);
+  for (const SimulatedPhase& p : phases) spreads.push_back(&p.spread);
+  std::vector<std::string> inputs;  // every input some phase moves, in order of first appearance
+  for (const StepSpread* s : spreads) {
+    for (const InputRuns& r : s->inputs)
+      if (std::find(inputs.begin(), inputs.end(), r.input) == inputs.end())
+        inputs.push_back(r.input);
+  }
+  TrainingRuns runs;
+  for (const std::string& input : inputs)
+    runs.emplace_back(run_at_end(training, run, spreads, input, false),
+                      run_at_end(training, run, spreads, input, true));
+  return runs;
+}
+
+// The phase needing the most memory per GPU, and its label; the scenario's own without phases.
+std::pair<GpuMemory, std::string> peak_memory(const StepConfig& config,
+                                              const std::vector<SimulatedPhase>& phases) {
+  if (phases.empty()) return {estimate_gpu_memory(config), ""};
+  std::pair<GpuMemory, std::string> peak;
+  for (const SimulatedPhase& p : phases) {
+    const GpuMemory m = estimate_gpu_memory(p.config);
+    if (peak.second.empty() || m.total_bytes() > peak.first.total_bytes()) {
+      peak = {m, fmt::format("{} at batch {}x{}", p.config.workload.name, p.config.batch_per_gpu,
+                             p.config.grad_accum)};
+    }
+  }
+  return peak;
+}
+
 }  // namespace
 
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
-                               const std::vector<StageTiming>& timings, const StepSpread& spread) {
+                               const std::vector<StageTiming>& timings, const StepSpread& spread,
+                               const std::vector<SimulatedPhase>& phases) {
+  if (phases.size() != training.phases.size()) {
+    throw std::logic_error(fmt::format("scenario_totals: {} simulated phases for {} phases",
+                                       phases.size(), training.phases.size()));
+  }
   ScenarioTotals totals;
-  totals.training = time_to_train(training, config, timings);
-  totals.memory = estimate_gpu_memory(config);
+  const std::vector<PhaseTimings> run = expected_phases(config, timings, phases);
+  totals.training = time_to_train(training, run);
+  std::tie(totals.memory, totals.memory_phase) = peak_memory(config, phases);
   for (size_t i = 0; i < timings.size(); ++i)
     totals.bounds[timings[i].stage] = stage_bounds(timings, spread, i);
-  TrainingRuns runs;
-  for (const InputRuns& r : spread.inputs)
-    runs.emplace_back(time_to_train(training, config, r.low),
-                      time_to_train(training, config, r.high));
+  const TrainingRuns runs = training_runs(training, run, spread, phases);
   totals.training_low = totals.training_high = totals.training;
   for (auto field : {&TrainingTime::time_to_train_h, &TrainingTime::time_to_target_h})
     bound_hours(field, totals.training, runs, totals.training_low, totals.training_high);

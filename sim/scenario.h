@@ -46,11 +46,20 @@ struct Scenario {
   TrainingSpec training = {};  // [training]: whole-run figures, none by default
 };
 
+// One phase of a scenario's [training] run (training_phases.h) simulated: its resolved config
+// (phase_scenarios), its step and the step's spread.
+struct SimulatedPhase {
+  StepConfig config;
+  std::vector<StageTiming> timings;
+  StepSpread spread;
+};
+
 // The whole-run figures of a scenario, the same on each of its stage rows, and the low / high
 // band of each stage (step_spread.h: root-sum-square over the uncertain inputs).
 struct ScenarioTotals {
   TrainingTime training;
-  GpuMemory memory;
+  GpuMemory memory;          // with phases: the phase needing the most memory per GPU
+  std::string memory_phase;  // that phase's workload and batch; empty without phases
   std::map<std::string, StageBounds> bounds;  // by stage name
   // The band of the time to train and to target (fewer hours first).
   TrainingTime training_low, training_high;
@@ -59,8 +68,13 @@ struct ScenarioTotals {
 
 // Throws InvalidArgument naming the bad value (unknown preset or optimizer,
 // GPU count not divisible into nodes, non-positive bandwidth, a [training] spec
-// check_training refuses, ...).
+// check_training refuses, a phase that does not resolve, phases of different global batches
+// with total_samples, ...).
 StepConfig resolve_scenario(const Scenario& scenario);
+
+// The scenario of each phase of scenario.training (none without phases): the scenario with the
+// phase's workload, and its batch_per_gpu / grad_accum where it gives them, and no [training].
+std::vector<Scenario> phase_scenarios(const Scenario& scenario);
 
 // Columns: inter_node_gbit_s is the NIC's nominal rate; the simulated links run at
 // inter_node_effective_gbit_s = nominal x inter_node_efficiency (the preset's fit). The
@@ -73,10 +87,13 @@ const std::vector<std::string>& scenario_key_columns();
 std::string scenario_csv_row(const StepConfig& config, const StageTiming& timing,
                              const ScenarioTotals& totals);
 // `timings` are simulate_step(config)'s rows and `spread` simulate_step_spread(config)
-// (step_spread.h): the totals computed from them, without simulating.
+// (step_spread.h), `phases` those of each phase_scenarios(...)[i] when `training` has phases:
+// the totals computed from them, without simulating. The band of the time to train moves each
+// uncertain input in every phase at once.
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
-                               const std::vector<StageTiming>& timings, const StepSpread& spread);
-// The same, running the simulations of the spread in this process.
+                               const std::vector<StageTiming>& timings, const StepSpread& spread,
+                               const std::vector<SimulatedPhase>& phases = {});
+// The same, running the simulations of the spread in this process (training without phases).
 ScenarioTotals scenario_totals(const StepConfig& config, const TrainingSpec& training,
                                const std::vector<StageTiming>& timings);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/optim/optimizer_registry.h"
 #include "core/util/csv_table.h"
@@ -45,10 +46,36 @@ int64_t warmup_to_target(const TrainingSpec& spec, const std::string& optimizer,
   return std::min(steps, warmup_of(spec, optimizer, total_steps ? *total_steps : steps));
 }
 
-double hours(const std::vector<StageTiming>& timings, int64_t steps, int64_t warmup) {
-  const double warm = static_cast<double>(warmup), rest = static_cast<double>(steps - warmup);
-  // Single-stage optimizers have no warmup: front() is back(), weighted 0.
-  return (warm * timings.front().step_time_s + rest * timings.back().step_time_s) / kSecondsPerHour;
+// Hours of the run's first `steps` steps, of which the first `warmup` run at the warmup stage's
+// time: phase i runs lengths[i] steps at its stage times, the last one any steps beyond.
+double hours(const std::vector<PhaseTimings>& phases, const std::vector<int64_t>& lengths,
+             int64_t steps, int64_t warmup) {
+  double seconds = 0;
+  int64_t start = 0;  // of phase i
+  for (size_t i = 0; i < phases.size() && start < steps; ++i) {
+    const int64_t end = i + 1 == phases.size() ? steps : std::min(steps, start + lengths[i]);
+    const int64_t warm = std::clamp<int64_t>(warmup - start, 0, end - start);
+    const std::vector<StageTiming>& t = phases[i].timings;
+    // Single-stage optimizers have no warmup: front() is back(), weighted 0.
+    seconds += static_cast<double>(warm) * t.front().step_time_s +
+               static_cast<double>(end - start - warm) * t.back().step_time_s;
+    start = end;
+  }
+  return seconds / kSecondsPerHour;
+}
+
+// "bert-large-seq128:0.9 (90000 steps at batch 16x1) + ...": what each phase ran.
+std::string phases_label(const std::vector<PhaseTimings>& phases,
+                         const std::vector<int64_t>& lengths, int64_t total_steps) {
+  std::string out;
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const StepConfig& c = phases[i].config;
+    out += fmt::format("{}{}:{:.6g} ({} steps at batch {}x{})", out.empty() ? "" : " + ",
+                       c.workload.name,
+                       static_cast<double>(lengths[i]) / static_cast<double>(total_steps),
+                       lengths[i], c.batch_per_gpu, c.grad_accum);
+  }
+  return out;
 }
 
 }  // namespace
@@ -87,6 +114,7 @@ void check_training(const TrainingSpec& spec, const std::string& optimizer) {
   }
   if (!spec.metric.empty()) higher_is_better(spec.metric);
   if (!spec.baseline.empty()) check_step_optimizer(spec.baseline);
+  check_phases(spec.phases, spec.total_steps, spec.total_samples);
   const bool counts =
       spec.total_steps > 0 || spec.total_samples > 0 || spec.steps_to_target.count(optimizer) > 0;
   const bool warmup =
@@ -106,17 +134,31 @@ int64_t global_batch(const StepConfig& c) {
 
 TrainingTime time_to_train(const TrainingSpec& spec, const StepConfig& config,
                            const std::vector<StageTiming>& timings) {
+  if (!spec.phases.empty())
+    throw std::logic_error("time_to_train: a spec with phases needs each phase's timings");
+  return time_to_train(spec, {{config, timings}});
+}
+
+TrainingTime time_to_train(const TrainingSpec& spec, const std::vector<PhaseTimings>& phases) {
+  if (phases.size() != std::max<size_t>(1, spec.phases.size())) {
+    throw std::logic_error(fmt::format("time_to_train: {} phase timings for {} phases",
+                                       phases.size(), spec.phases.size()));
+  }
+  const std::string& optimizer = phases.front().config.optimizer;
   TrainingTime out;
   if (spec.total_steps > 0) out.total_steps = spec.total_steps;
   if (spec.total_samples > 0) {
-    const int64_t batch = global_batch(config);
+    const int64_t batch = global_batch(phases.front().config);
     out.total_steps = (spec.total_samples + batch - 1) / batch;
   }
+  std::vector<int64_t> lengths(phases.size(), 0);  // steps to a target: all in the last phase
   if (out.total_steps) {
-    out.warmup_steps = warmup_of(spec, config.optimizer, *out.total_steps);
-    out.time_to_train_h = hours(timings, *out.total_steps, *out.warmup_steps);
+    lengths = phase_steps(spec.phases, *out.total_steps);
+    out.warmup_steps = warmup_of(spec, optimizer, *out.total_steps);
+    out.time_to_train_h = hours(phases, lengths, *out.total_steps, *out.warmup_steps);
+    if (!spec.phases.empty()) out.phases = phases_label(phases, lengths, *out.total_steps);
   }
-  const auto target = spec.steps_to_target.find(config.optimizer);
+  const auto target = spec.steps_to_target.find(optimizer);
   if (target == spec.steps_to_target.end()) return out;
   if (!target->second) {
     out.steps_to_target = kNotReached;
@@ -125,7 +167,7 @@ TrainingTime time_to_train(const TrainingSpec& spec, const StepConfig& config,
   const int64_t steps = *target->second;
   out.steps_to_target = std::to_string(steps);
   out.time_to_target_h =
-      hours(timings, steps, warmup_to_target(spec, config.optimizer, out.total_steps, steps));
+      hours(phases, lengths, steps, warmup_to_target(spec, optimizer, out.total_steps, steps));
   return out;
 }
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "sim/step_simulator.h"
+#include "sim/training_phases.h"
 
 namespace compopt::sim {
 
@@ -44,7 +45,8 @@ struct TrainingSpec {
   std::map<std::string, std::optional<int64_t>> steps_to_target;
   // Canonical optimizer -> the warmup of its metrics run, for optimizers with a warmup stage.
   std::map<std::string, RunWarmup> run_warmups;
-  std::string baseline;  // empty: each optimizer's baseline in the optimizer registry
+  std::string baseline;               // empty: each optimizer's baseline in the optimizer registry
+  std::vector<TrainingPhase> phases;  // empty: every step runs the scenario's own workload
 };
 
 // The whole-run figures of one scenario; absent when their inputs are not given.
@@ -53,6 +55,15 @@ struct TrainingTime {
   std::optional<double> time_to_train_h;
   std::string steps_to_target;  // empty, a step count, or kNotReached
   std::optional<double> time_to_target_h;
+  // With phases: each phase's workload, share, steps and batch, e.g. "bert-large-seq128:0.9
+  // (90000 steps at batch 16x1) + ..."; empty without.
+  std::string phases;
+};
+
+// One phase of a run: its resolved config and simulate_step's rows of it.
+struct PhaseTimings {
+  StepConfig config;
+  std::vector<StageTiming> timings;
 };
 
 inline constexpr const char* kNotReached = "not_reached";
@@ -65,9 +76,13 @@ void check_training(const TrainingSpec& spec, const std::string& optimizer);
 // Samples of one optimizer step: GPUs x micro-batch x accumulation.
 int64_t global_batch(const StepConfig& config);
 
-// `timings` are simulate_step(config)'s rows, one per stage of config.optimizer.
+// `timings` are simulate_step(config)'s rows, one per stage of config.optimizer; a spec with
+// phases throws std::logic_error here (the overload below takes them).
 TrainingTime time_to_train(const TrainingSpec& spec, const StepConfig& config,
                            const std::vector<StageTiming>& timings);
+// The run over `phases`, phases[i] of spec.phases[i] (the same optimizer; one of them for a
+// spec without phases); total_samples counts steps of the first phase's global batch.
+TrainingTime time_to_train(const TrainingSpec& spec, const std::vector<PhaseTimings>& phases);
 
 // True when a larger value of `metric` is better (names ending in "accuracy"), false when a
 // smaller one is (ending in "loss"); throws InvalidArgument for other names.

@@ -160,7 +160,8 @@ void run_profile(const Options& o) {
     print_implementation(config);
     print_breakdown_header();
     const sim::ScenarioTotals totals = sim::scenario_totals(
-        config, o.scenario.training, timings, simulate_spread_forked(config, band_jobs));
+        config, o.scenario.training, timings, simulate_spread_forked(config, band_jobs),
+        simulate_phases_forked(o.scenario, band_jobs));
     for (const sim::StageTiming& t : timings) print_breakdown_row(t);
     print_bounds(config, timings, totals);
     const std::optional<ScenarioBaseline> baseline =
@@ -168,7 +169,7 @@ void run_profile(const Options& o) {
                         : std::nullopt;
     print_baseline(config, timings.back(), baseline);
     print_training(totals);
-    print_memory(config, totals.memory);
+    print_memory(config, totals);
     std::string csv = profile_csv(config, timings, totals);
     if (baseline) csv = with_tuned_baseline_columns(csv, {{timings, std::nullopt}}, {*baseline});
     dir.write_file("profile.csv", csv);

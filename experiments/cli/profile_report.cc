@@ -131,6 +131,7 @@ void print_training(const sim::ScenarioTotals& totals) {
                *t.total_steps, *t.warmup_steps, *t.time_to_train_h,
                *totals.training_low.time_to_train_h, *totals.training_high.time_to_train_h);
   }
+  if (!t.phases.empty()) fmt::print("  in phases: {}\n", t.phases);
   if (t.steps_to_target == sim::kNotReached) {
     fmt::print("time to target: the metrics run never reached the target\n");
   } else if (t.time_to_target_h) {
@@ -140,14 +141,16 @@ void print_training(const sim::ScenarioTotals& totals) {
   }
 }
 
-void print_memory(const sim::StepConfig& c, const sim::GpuMemory& m) {
+void print_memory(const sim::StepConfig& c, const sim::ScenarioTotals& totals) {
   constexpr double kGb = 1e9;
+  const sim::GpuMemory& m = totals.memory;
+  const std::string of = totals.memory_phase.empty() ? fmt::format("batch {}", c.batch_per_gpu)
+                                                     : "the run's peak: " + totals.memory_phase;
   fmt::print(
       "\nmemory per GPU: weights {:.3f} GB, gradients {:.3f} GB, optimizer {:.3f} GB, "
-      "activations {:.3f} GB (batch {}): {:.3f} GB of the {}'s {:.3f} GB\n",
+      "activations {:.3f} GB ({}): {:.3f} GB of the {}'s {:.3f} GB\n",
       m.weights_bytes / kGb, m.gradients_bytes / kGb, m.optimizer_bytes / kGb,
-      m.activations_bytes / kGb, c.batch_per_gpu, m.total_bytes() / kGb, c.cluster.gpu.name,
-      m.gpu_bytes / kGb);
+      m.activations_bytes / kGb, of, m.total_bytes() / kGb, c.cluster.gpu.name, m.gpu_bytes / kGb);
   if (!m.fits()) {
     fmt::print("warning: does not fit: {:.3f} GB needed per GPU > {:.3f} GB on the {}\n",
                m.total_bytes() / kGb, m.gpu_bytes / kGb, c.cluster.gpu.name);

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "experiments/scenario/tuned_baseline_columns.h"
-#include "sim/gpu_memory.h"
 #include "sim/scenario.h"
 #include "sim/step_simulator.h"
 
@@ -42,7 +41,8 @@ void print_baseline(const sim::StepConfig& config, const sim::StageTiming& stead
 // The [training] figures, when the config gives them, with their low..high bounds.
 void print_training(const sim::ScenarioTotals& totals);
 
-// Memory per GPU, and a warning when it does not fit.
-void print_memory(const sim::StepConfig& c, const sim::GpuMemory& m);
+// Memory per GPU (with [training] phases, of the phase needing the most), and a warning when it
+// does not fit.
+void print_memory(const sim::StepConfig& c, const sim::ScenarioTotals& totals);
 
 }  // namespace compopt::cli

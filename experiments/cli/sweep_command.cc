@@ -18,6 +18,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/util/csv_table.h"
 #include "core/util/error.h"
 #include "experiments/cli/commands.h"
 #include "experiments/cli/sensitivity_option.h"
@@ -169,6 +170,16 @@ std::string add_tuned_baseline(bool tune, const std::vector<sim::Scenario>& scen
   return with_tuned_baseline_columns(csv, steps, baselines);
 }
 
+// With [training] phases: the run the hours of sweep.csv are of (the first scenario's phases),
+// since the printed step times are the scenario's own workload's.
+void print_phases(const std::string& csv, const sim::TrainingSpec& training) {
+  if (training.phases.empty()) return;
+  fmt::print(
+      "\ntime to train in sweep.csv: each run in training.phases (column training_phases), e.g. "
+      "{}; the step times above are the [workload]'s\n",
+      CsvTable(csv, "sweep.csv").text(0, "training_phases"));
+}
+
 void run(const Options& o) {
   const SweepWorld world = sweep_world_from_env();
   check_sweep_world(world);
@@ -213,6 +224,7 @@ void run(const Options& o) {
     if (world.size > 1) steps = gather_steps(world, scenarios.size(), steps);
     std::string csv = finish_sweep_csv(sweep_csv(scenarios, steps, rows), training);
     fmt::print("\n{}", sweep_summary(rows, training.baseline));
+    print_phases(csv, training);
     run_json["charged"] = charged_json(rows);
     csv = add_tuned_baseline(tune, scenarios, steps, jobs, std::move(csv), run_json);
     dir.write_file("sweep.csv", csv);

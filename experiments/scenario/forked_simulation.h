@@ -29,11 +29,14 @@ namespace compopt::cli {
 struct SimulatedStep {
   std::vector<sim::StageTiming> timings;  // simulate_step's rows
   std::optional<sim::StepSpread> spread;  // when ForkedSimulation::spread
+  // With the spread, the step of each [training] phase (sim::phase_scenarios), with its own.
+  std::vector<SimulatedStep> phases = {};
 };
 
 struct ForkedSimulation {
   int parallel = 1;     // processes at once (parallel_jobs, forked_jobs.h, for a default)
-  bool spread = false;  // also simulate the step at the ends of the uncertain inputs
+  bool spread = false;  // also simulate the step at the ends of the uncertain inputs, and the
+                        // phases of the scenario's [training] run (the rows' whole-run columns)
   // In the parent, as the k-th requested scenario finishes.
   std::function<void(size_t)> on_done = {};
   // Names scenario i (an index into the scenarios) in error messages; unset: "scenario <i+1>
@@ -53,6 +56,16 @@ std::vector<SimulatedStep> simulate_forked(const std::vector<sim::Scenario>& sce
 // child, `parallel` at once: how `compopt profile` spreads its band's runs over the cores.
 // Failures come back as for simulate_forked, described as "<input> at its low/high end".
 sim::StepSpread simulate_spread_forked(const sim::StepConfig& config, int parallel);
+
+// The phases of `scenario`'s [training] run as sim::scenario_totals takes them, from their
+// simulated steps (SimulatedStep::phases, each with its spread). Throws std::logic_error when
+// the counts differ or a spread is missing.
+std::vector<sim::SimulatedPhase> simulated_phases(const sim::Scenario& scenario,
+                                                  const std::vector<SimulatedStep>& steps);
+// The phases of `scenario`, each simulated with its spread in a forked child, `parallel` at
+// once: how `compopt profile`, which simulates its own step in-process, gets them.
+std::vector<sim::SimulatedPhase> simulate_phases_forked(const sim::Scenario& scenario,
+                                                        int parallel);
 
 // The JSON text a child sends (also what `mpirun ... compopt sweep` ranks send to rank 0); decode
 // throws for text that is not such JSON or lacks a field.

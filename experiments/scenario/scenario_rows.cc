@@ -8,7 +8,7 @@
 namespace compopt::cli {
 namespace {
 
-// The totals of a simulated step; the step must carry its spread.
+// The totals of a simulated step; the step must carry its spread and its phases' steps.
 sim::ScenarioTotals totals_of(const sim::StepConfig& config, const sim::Scenario& scenario,
                               const SimulatedStep& step) {
   if (!step.spread) {
@@ -16,7 +16,8 @@ sim::ScenarioTotals totals_of(const sim::StepConfig& config, const sim::Scenario
         "{} on {} GPUs: simulated without its measured inputs' runs, which the rows need",
         config.optimizer, config.cluster.gpus()));
   }
-  return sim::scenario_totals(config, scenario.training, step.timings, *step.spread);
+  return sim::scenario_totals(config, scenario.training, step.timings, *step.spread,
+                              simulated_phases(scenario, step.phases));
 }
 
 }  // namespace

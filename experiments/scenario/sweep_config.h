@@ -15,7 +15,7 @@
 //              or an array (the grid is their product); overlap (bool), buckets (integer >= 0),
 //              tune_baseline (bool: also run each scenario's baseline tuned,
 //              tuned_baseline_columns.h)
-//   [training] whole-run inputs (training_table.h): total steps, warmup, targets
+//   [training] whole-run inputs (training_table.h): total steps, warmup, targets, phases
 
 #include <toml++/toml.h>
 

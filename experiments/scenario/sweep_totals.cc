@@ -26,14 +26,18 @@ Unfit unfit_scenarios(const CsvTable& table) {
     for (const std::string& column : sim::scenario_key_columns())
       key += ',' + table.text(row, column);
     scenarios.insert(key);
+    // With [training] phases the memory is the phase's that needs the most.
+    const std::string phase = table.text(row, "memory_phase");
+    const std::string batch =
+        phase.empty() ? "batch " + table.text(row, "batch_per_gpu") : "in phase " + phase;
     const std::string line = fmt::format(
-        "  {} {} on {} x {} ({} GPUs), batch {}: {} GB per GPU (weights {}, gradients {}, "
+        "  {} {} on {} x {} ({} GPUs), {}: {} GB per GPU (weights {}, gradients {}, "
         "optimizer {}, activations {}) > {} GB",
         table.text(row, "workload"), table.text(row, "optimizer"), table.text(row, "cluster"),
-        table.text(row, "gpu"), table.text(row, "gpus"), table.text(row, "batch_per_gpu"),
-        table.text(row, "memory_total_gb"), table.text(row, "memory_weights_gb"),
-        table.text(row, "memory_gradients_gb"), table.text(row, "memory_optimizer_gb"),
-        table.text(row, "memory_activations_gb"), table.text(row, "gpu_memory_gb"));
+        table.text(row, "gpu"), table.text(row, "gpus"), batch, table.text(row, "memory_total_gb"),
+        table.text(row, "memory_weights_gb"), table.text(row, "memory_gradients_gb"),
+        table.text(row, "memory_optimizer_gb"), table.text(row, "memory_activations_gb"),
+        table.text(row, "gpu_memory_gb"));
     if (seen.insert(line).second) out.lines.push_back(line);
   }
   out.scenarios = scenarios.size();

@@ -11,6 +11,7 @@
 #include "core/util/error.h"
 #include "core/util/file_io.h"
 #include "core/util/io_error.h"
+#include "experiments/scenario/phases_table.h"
 #include "experiments/scenario/toml_values.h"
 
 namespace compopt::cli {
@@ -139,7 +140,7 @@ const std::vector<ScalarKey>& scalar_keys() {
 
 const std::set<std::string>& training_config_keys() {
   static const std::set<std::string> keys = [] {
-    std::set<std::string> out = {"steps_to_target", "metrics"};
+    std::set<std::string> out = {"steps_to_target", "metrics", "phases"};
     for (const ScalarKey& k : scalar_keys()) out.insert(k.name);
     return out;
   }();
@@ -154,6 +155,7 @@ sim::TrainingSpec training_from_config(const toml::table& table) {
   }
   if (!spec.metric.empty()) sim::higher_is_better(spec.metric);
   read_targets(table, spec);
+  if (const toml::node* n = table.get("phases")) spec.phases = phases_from_config(*n);
   return spec;
 }
 

@@ -11,6 +11,8 @@
 //                                     the first step reaching the target, or not reached,
 //                                     and the run's warmup (its stage column)
 //   baseline                          optimizer the end-to-end speedup is against
+//   phases                            the run in phases of other workloads or batches
+//                                     (phases_table.h, sim/training_phases.h)
 //
 // Files are read here, so a missing file, an absent column or a bad cell throws
 // InvalidArgument naming the key before any simulation; so do wrong types, values out of

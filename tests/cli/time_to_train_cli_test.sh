@@ -40,10 +40,10 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 header = open(sys.argv[1]).readline().strip().split(",")
 tail = ["total_steps", "warmup_steps", "time_to_train_h", "time_to_train_low_h",
         "time_to_train_high_h", "steps_to_target", "time_to_target_h", "time_to_target_low_h",
-        "time_to_target_high_h",
+        "time_to_target_high_h", "training_phases",
         "memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb",
         "memory_activations_gb", "memory_total_gb", "gpu_memory_gb", "fits_in_memory",
-        "nics_per_node", "rail_optimized", "algorithm", "buckets_used", "compute_source",
+        "memory_phase", "nics_per_node", "rail_optimized", "algorithm", "buckets_used", "compute_source",
         "compute_utilization_source",
         "end_to_end_speedup", "speedup_baseline"]
 assert header[-len(tail):] == tail, header
@@ -62,7 +62,7 @@ for r in rows:
     speedup = float(r["end_to_end_speedup"])
     assert abs(speedup - time["adam"] / time[r["optimizer"]]) < 1e-3, r
     assert r["fits_in_memory"] == "1", r
-    parts = sum(float(r[k]) for k in tail[9:13])
+    parts = sum(float(r[k]) for k in tail[10:14])
     lo, mid, hi = (float(r[k]) for k in ("time_to_train_low_h", "time_to_train_h",
                                          "time_to_train_high_h"))
     assert lo < mid < hi, r
