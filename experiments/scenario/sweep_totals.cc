@@ -27,7 +27,7 @@ Unfit unfit_scenarios(const CsvTable& table) {
       key += ',' + table.text(row, column);
     scenarios.insert(key);
     // With [training] phases the memory is the phase's that needs the most.
-    const std::string phase = table.text(row, "memory_phase");
+    const std::string& phase = table.text(row, "memory_phase");
     const std::string batch =
         phase.empty() ? "batch " + table.text(row, "batch_per_gpu") : "in phase " + phase;
     const std::string line = fmt::format(
