@@ -105,6 +105,7 @@ StepConfig resolve_scenario(const Scenario& s) {
   config.implementation = implementation_profile(s.implementation).name;  // deepspeed -> ...-2020
   config.overlap = s.overlap;
   config.buckets = s.buckets;
+  config.compressed_collectives = s.compressed_collectives;
   check_training(s.training, config.optimizer);
   check_phase_scenarios(s);
   return config;

@@ -43,7 +43,8 @@ struct Scenario {
   std::string implementation = kDefaultImplementation;  // implementation_profile.h
   OverlapMode overlap = OverlapMode::kAuto;
   int buckets = 0;
-  TrainingSpec training = {};  // [training]: whole-run figures, none by default
+  std::string compressed_collectives = {};  // empty: the implementation's (framework_collectives.h)
+  TrainingSpec training = {};               // [training]: whole-run figures, none by default
 };
 
 // One phase of a scenario's [training] run (training_phases.h) simulated: its resolved config

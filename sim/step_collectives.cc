@@ -208,7 +208,7 @@ void stretch_spans(double simulated, double seconds, CommMeasure& m) {
 }
 
 // The compressed allreduce's lock-step time as the implementation's framework issues its
-// collectives (framework_collectives.h).
+// collectives (framework_collectives.h), or as StepConfig::compressed_collectives names.
 double as_framework_issues(const StepConfig& config, const ChargedStage& stage,
                            double lock_step_s) {
   const net::ClusterSpec& cluster = config.cluster;
@@ -218,9 +218,11 @@ double as_framework_issues(const StepConfig& config, const ChargedStage& stage,
       .hop = ring_hop_latency(cluster),
       .inter_node_message_s = transport_between(cluster, true).message_overhead_s,
       .intra_node_message_s = transport_between(cluster, false).message_overhead_s};
-  const ImplementationProfile& profile = implementation_profile(config.implementation);
-  return framework_collectives_s(lock_step_s, framework_collectives(profile.compressed_collectives),
-                                 shape, cluster);
+  const std::string& name =
+      config.compressed_collectives.empty()
+          ? implementation_profile(config.implementation).compressed_collectives
+          : config.compressed_collectives;
+  return framework_collectives_s(lock_step_s, framework_collectives(name), shape, cluster);
 }
 
 // A collective's charge. The uncompressed allreduce (allreduce_algorithm.h): simulated

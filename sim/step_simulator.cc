@@ -11,6 +11,7 @@
 #include "net_models/compute_model.h"
 #include "sim/allreduce_algorithm.h"
 #include "sim/charged_stage.h"
+#include "sim/framework_collectives.h"
 #include "sim/overlap_mode.h"
 #include "sim/step_collectives.h"
 
@@ -118,6 +119,7 @@ void check_step_config(const StepConfig& config) {
   config.cluster.validate();
   choose_allreduce_algorithm(config.cluster.allreduce_algorithm, 0, config.cluster);
   implementation_profile(config.implementation);
+  if (!config.compressed_collectives.empty()) framework_collectives(config.compressed_collectives);
   if (config.batch_per_gpu < 0) {
     throw InvalidArgument(fmt::format("batch_per_gpu = {}, expected >= 1", config.batch_per_gpu));
   }

@@ -53,6 +53,9 @@ struct StepConfig {
   std::string implementation = kDefaultImplementation;
   OverlapMode overlap = OverlapMode::kAuto;  // auto: the implementation's issue point
   int buckets = 0;  // overlapped stages only; 0: the implementation's bucket size
+  // How the compressed allreduce's collectives are issued, a name of
+  // framework_collectives_registry(); empty: the implementation profile's.
+  std::string compressed_collectives;
   size_t proxy_min = 16384;
   // false: the ring and the compressed allreduces are timed by symmetry
   // where timed_by_rounds (round_timing.h) allows it, else run in full. true: every rank runs

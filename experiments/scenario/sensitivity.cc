@@ -30,6 +30,7 @@ sim::Scenario scenario_of(const sim::StepConfig& config) {
   s.grad_accum = config.grad_accum;
   s.overlap = config.overlap;
   s.buckets = config.buckets;
+  s.compressed_collectives = config.compressed_collectives;
   s.implementation = config.implementation;
   return s;
 }

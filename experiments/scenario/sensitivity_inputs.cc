@@ -55,6 +55,14 @@ std::string set_step_bytes(sim::StepConfig& c, InputEnd end) {
   return fmt::format("{:g} B/param", c.workload.step_bytes_per_param);
 }
 
+// The compressed allreduce's collectives: DeepSpeed's MPI backend, whose blocking Allgathers
+// pay every hop at the slowest hop's latency, .. torch.distributed on NCCL, peers in flight and
+// pipelined rings (sim/framework_collectives.h).
+std::string set_collectives(sim::StepConfig& c, InputEnd end) {
+  c.compressed_collectives = low(end) ? "deepspeed-mpi" : "torch-nccl";
+  return c.compressed_collectives;
+}
+
 }  // namespace
 
 const std::vector<UncertainInput>& uncertain_inputs() {
@@ -75,6 +83,11 @@ const std::vector<UncertainInput>& uncertain_inputs() {
                          "choice: fused Adam 28 B/param (counted) .. unfused 178 B/param "
                          "(measured, docs/calibration.md)",
                          set_step_bytes));
+    all.push_back(
+        choice("compressed collectives", "how the compressed allreduce's collectives are issued",
+               "choice: DeepSpeed's MPI backend, blocking Allgathers .. torch.distributed "
+               "on NCCL, peers in flight and pipelined rings (docs/simulator.md)",
+               set_collectives));
     return all;
   }();
   return inputs;

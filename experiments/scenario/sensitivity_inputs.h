@@ -8,9 +8,9 @@
 //             scenario's own (its cluster, GPU, transport, workload), and the same ranges make
 //             the low..high band of every prediction (sim/step_spread.h).
 //   choice    what the scenario or its implementation profile states: buckets, allreduce
-//             algorithm, overlap, optimizer step kernel. Moving one answers "what if I chose
-//             otherwise"; a stated choice is not an error of the prediction, so choices never
-//             enter the band.
+//             algorithm, overlap, optimizer step kernel, compressed collectives. Moving one answers
+//             "what if I chose otherwise"; a stated choice is not an error of the prediction, so
+//             choices never enter the band.
 //
 // "Low" and "high" are the two ends of the range as the table orders them (less bandwidth,
 // lower utilisation, ...; for a choice, its two alternatives). Adding a choice is adding one

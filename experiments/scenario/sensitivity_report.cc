@@ -31,7 +31,7 @@ std::string csv_field(const std::string& text) {
 std::string table_line(const std::string& input, const std::string& low, const std::string& high,
                        const std::string& at_low, const std::string& at_high,
                        const std::string& flips) {
-  const std::string line = fmt::format("{:<22} {:>12} .. {:<12} {:>14} .. {:<8} {}", input, low,
+  const std::string line = fmt::format("{:<23} {:>12} .. {:<12} {:>14} .. {:<8} {}", input, low,
                                        high, at_low, at_high, flips);
   return line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
 }

@@ -13,7 +13,8 @@ use_binary "$1"
 cd "$WORK" || exit 1
 
 INPUTS=("inter-node bandwidth" "intra-node bandwidth" "compute utilisation" "network latency"
-        "per-message cost" "buckets" "allreduce algorithm" "overlap" "optimizer step kernel")
+        "per-message cost" "buckets" "allreduce algorithm" "overlap" "optimizer step kernel"
+        "compressed collectives")
 HEADER="scenario,optimizer,baseline,input,low_value,high_value,speedup_low,speedup_high,expected_speedup,flips,source,kind"
 
 timeout 300 "$BIN" profile --optimizer onebit-adam --gpus 8 --sensitivity --out prof \
@@ -70,7 +71,8 @@ for name, cell in checks:
 assert rows["buckets"]["low_value"] == "1" and rows["buckets"]["high_value"] == "32", rows
 for r in rows.values():
     assert r["baseline"] == "adam" and r["flips"] in ("true", "false") and r["source"], r
-    choice = r["input"] in ("buckets", "allreduce algorithm", "overlap", "optimizer step kernel")
+    choice = r["input"] in ("buckets", "allreduce algorithm", "overlap", "optimizer step kernel",
+                          "compressed collectives")
     assert r["kind"] == ("choice" if choice else "measured"), r
     e = float(r["expected_speedup"])
     pays = [float(r["speedup_low"]) > 1, float(r["speedup_high"]) > 1]

@@ -140,5 +140,26 @@ TEST(FrameworkCollectives, StepSimulatorChargesTheProfilesCollectives) {
   EXPECT_NEAR(comm_s("deepspeed-2021", 1) - comm_s("deepspeed-2020", 1), expected, 1e-9);
 }
 
+// StepConfig::compressed_collectives replaces the profile's entry (the --sensitivity choice):
+// deepspeed-2020 issued as DeepSpeed's NCCL backend is deepspeed-2021; an unknown name is refused
+// before any simulation, naming the entries.
+TEST(FrameworkCollectives, StepConfigOverridesTheProfilesEntry) {
+  StepConfig c;
+  c.workload = net::workload_preset("bert-base-squad");
+  c.cluster = net::cluster_preset("ethernet-a100-8");
+  c.cluster.nodes = 4;
+  c.optimizer = "onebit-adam";
+  c.implementation = "deepspeed-2021";
+  const double nccl = simulate_step(c).at(1).comm_s;
+  c.implementation = "deepspeed-2020";
+  const double mpi = simulate_step(c).at(1).comm_s;
+  c.compressed_collectives = "deepspeed-nccl";
+  EXPECT_NEAR(simulate_step(c).at(1).comm_s, nccl, 1e-12);
+  EXPECT_GT(mpi, nccl);
+  c.compressed_collectives = "gloo";
+  EXPECT_THAT([&c] { simulate_step(c); },
+              ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("deepspeed-mpi")));
+}
+
 }  // namespace
 }  // namespace compopt::sim

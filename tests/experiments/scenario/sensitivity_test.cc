@@ -100,7 +100,7 @@ TEST(Sensitivity, EveryInputHasTwoDistinctEndsAndASource) {
 // from the one over rdma (x0.5 .. x2 of 2 us). The choices keep one range everywhere.
 TEST(Sensitivity, MeasuredInputsTakeTheScenariosOwnRanges) {
   const std::vector<UncertainInput>& inputs = uncertain_inputs();
-  ASSERT_EQ(inputs.size(), sim::measured_inputs().size() + 4);
+  ASSERT_EQ(inputs.size(), sim::measured_inputs().size() + 5);
   for (size_t k = 0; k < inputs.size(); ++k) {
     EXPECT_EQ(inputs[k].measured, k < sim::measured_inputs().size()) << inputs[k].name;
     if (inputs[k].measured) {
