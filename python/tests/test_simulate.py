@@ -78,6 +78,20 @@ def test_the_implementation_keyword_equals_the_cli_flag(tmp_path):
     assert 0 < frame.loc[0, "compute_utilization"] < 1
 
 
+def test_the_deepspeed_backends_differ_only_in_the_compressed_allreduce():
+    # deepspeed-2020 (MPI backend, 1-bit Adam's) and deepspeed-2021 (NCCL backend, 1-bit LAMB's)
+    # are one engine: the same warmup row, and the NCCL backend's compressed allreduce is faster
+    # on a TCP cluster, whose hops pay tens of microseconds (docs/implementations.md).
+    mpi = compopt.simulate("bert-base-squad", "ethernet-a100-8", "onebit-adam", 32,
+                           implementation="deepspeed-2020")
+    nccl = compopt.simulate("bert-base-squad", "ethernet-a100-8", "onebit-adam", 32,
+                            implementation="deepspeed-2021")
+    assert list(mpi["stage"]) == list(nccl["stage"]) == ["warmup", "compression"]
+    assert nccl.loc[0, "step_time_s"] == pytest.approx(mpi.loc[0, "step_time_s"], rel=1e-12)
+    assert nccl.loc[1, "comm_s"] < mpi.loc[1, "comm_s"]
+    assert nccl.loc[1, "compress_s"] == mpi.loc[1, "compress_s"]
+
+
 def test_a_workload_toml_file_equals_the_dict(tmp_path):
     path = tmp_path / "lm.toml"
     path.write_text(_LM_TOML)
