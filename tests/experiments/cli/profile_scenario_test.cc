@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -45,9 +46,11 @@ TEST(ProfileScenario, EveryScenarioFlagStandsForConfigKeys) {
 class ProfileScenarioFile : public ::testing::Test {
  protected:
   void SetUp() override {
+    // One file per process and test: ctest runs the tests of this fixture in parallel
+    // processes, which may share a random seed (it comes from the clock).
     path_ = std::filesystem::temp_directory_path() /
-            ("profile_scenario_" +
-             std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".toml");
+            ("profile_scenario_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".toml");
     std::ofstream(path_) << "[cluster]\npreset = \"ethernet-v100-4\"\ninter_node_gbps = 100\n"
                             "[sweep]\noptimizers = \"onebit-adam\"\ngpus = [16, 32]\n";
   }
