@@ -8,6 +8,7 @@
 #include "net_models/cluster_presets.h"
 #include "net_models/gpu_spec.h"
 #include "net_models/workload.h"
+#include "sim/implementation_profile.h"
 
 namespace compopt::cli {
 namespace {
@@ -69,6 +70,19 @@ std::string gpus_markdown() {
   return table.str();
 }
 
+std::string implementations_markdown() {
+  MarkdownTable table({"profile", "aliases", "issue point", "default bucket", "ZeRO stage",
+                       "compressed collectives", "what it models"});
+  for (const sim::ImplementationProfile& p : sim::implementation_registry().entries()) {
+    const std::string bucket = p.bucket_elements > 0
+                                   ? fmt::format("{:g} elements", p.bucket_elements)
+                                   : fmt::format("{:g} MiB", p.bucket_bytes / (1 << 20));
+    table.add({"`" + p.name + "`", code_list(p.aliases), p.issue_text, bucket,
+               std::to_string(p.zero_stage), "`" + p.compressed_collectives + "`", p.help});
+  }
+  return table.str();
+}
+
 std::string studies_markdown() {
   MarkdownTable table({"study (`--only`)", "report section"});
   for (const reproduce::Study& s : reproduce::study_registry().entries())
@@ -87,6 +101,9 @@ Registry<RegistryListing> make_listings() {
   r.add({{"gpus", {}, "GPU types of clusters (peak FLOP/s, HBM, utilisation curve)"},
          [] { return net::gpu_registry().help_lines(); },
          gpus_markdown});
+  r.add({{"implementations", {}, "implementation profiles of profile, sweep and compopt.simulate"},
+         [] { return sim::implementation_registry().help_lines(); },
+         implementations_markdown});
   r.add({{"studies", {}, "studies of compopt reproduce"},
          [] { return reproduce::study_registry().help_lines(); },
          studies_markdown});

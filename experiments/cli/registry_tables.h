@@ -17,7 +17,7 @@ struct RegistryListing : RegistryEntry {
   std::function<std::string()> markdown;  // its docs table
 };
 
-// workloads, clusters, gpus, studies, optimizers, optimizer-stages.
+// workloads, clusters, gpus, implementations, studies, optimizers, optimizer-stages.
 const Registry<RegistryListing>& registry_listings();
 
 }  // namespace compopt::cli

@@ -51,7 +51,7 @@ out=$("$BIN" list clusters --markdown 2>&1)
 has "list clusters --markdown" "| \`ethernet-v100-4\` | V100-16GB | 16 | 4 | 126 | 40 | star |" "$out"
 "$BIN" list optimizerz > "$WORK/log" 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "list optimizerz: exit $rc, expected 2"
-has "list optimizerz" "unknown registry 'optimizerz', expected one of workloads, clusters, gpus, studies" \
+has "list optimizerz" "unknown registry 'optimizerz', expected one of workloads, clusters, gpus, implementations" \
   "$(cat "$WORK/log")"
 
 # profile --set: 16 GPUs of bert-large in nodes of 8 = 2 nodes; three spellings agree.

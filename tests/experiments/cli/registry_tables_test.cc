@@ -48,8 +48,8 @@ TEST(RegistryTables, HoldsTableRefusesPartsAndExtraRows) {
 
 TEST(RegistryTables, ListsEveryDocumentedRegistry) {
   EXPECT_EQ(registry_listings().names(),
-            (std::vector<std::string>{"workloads", "clusters", "gpus", "studies", "optimizers",
-                                      "optimizer-stages"}));
+            (std::vector<std::string>{"workloads", "clusters", "gpus", "implementations", "studies",
+                                      "optimizers", "optimizer-stages"}));
   // The optimizer listings print the very tables docs/optimizers.md must carry.
   EXPECT_EQ(registry_listings().get("optimizer-stages").markdown(),
             optimizer_stage_table_markdown());
@@ -65,6 +65,17 @@ TEST(RegistryTables, WorkloadTableHasOneRowPerPresetWithItsFigures) {
   EXPECT_THAT(md, HasSubstr("| `resnet50-imagenet` | `resnet50` | 25.6 M | 54 | 161 | 7.6 | tf32 | "
                             "fp32 | 32 |"));
   EXPECT_EQ(std::count(md.begin(), md.end(), '\n'), 2 + 10);  // header, rule, 10 presets
+}
+
+// One row per implementation profile, with the collectives its compressed allreduce is issued as.
+TEST(RegistryTables, ImplementationTableNamesEachProfilesCollectives) {
+  const std::string md = registry_listings().get("implementations").markdown();
+  EXPECT_THAT(md, HasSubstr("| `deepspeed-2020` | `deepspeed` |"));
+  EXPECT_THAT(md, HasSubstr("| 5e+08 elements | 0 | `deepspeed-mpi` |"));
+  EXPECT_THAT(md, HasSubstr("| 5e+08 elements | 0 | `deepspeed-nccl` |"));
+  EXPECT_THAT(md, HasSubstr("| 25 MiB | 0 | `torch-nccl` |"));
+  EXPECT_THAT(md, HasSubstr("| `zero-3` | `fsdp` |"));
+  EXPECT_EQ(std::count(md.begin(), md.end(), '\n'), 2 + 7);  // header, rule, 7 profiles
 }
 
 TEST(RegistryTables, ClusterAndStudyTables) {
@@ -92,6 +103,9 @@ TEST(RegistryTables, DocsHoldExactlyTheGeneratedTables) {
   EXPECT_TRUE(
       holds_table(read_doc("reproduction.md"), registry_listings().get("studies").markdown()))
       << "docs/reproduction.md: paste `compopt list studies --markdown`";
+  EXPECT_TRUE(holds_table(read_doc("implementations.md"),
+                          registry_listings().get("implementations").markdown()))
+      << "docs/implementations.md: paste `compopt list implementations --markdown`";
 }
 
 }  // namespace
