@@ -76,7 +76,8 @@ Latencies latencies(const LockStepShape& shape, const net::ClusterSpec& cluster)
   l.wire = std::max(0.0, l.round - message);
   l.pipelined = flat ? (nodes - 1) * shape.hop.inter_node_s + (n - nodes) * shape.hop.intra_node_s
                      : (nodes - 1) * shape.hop.inter_node_s;
-  l.ring_saving = std::max(0.0, (l.ranks - 1) * l.round - l.pipelined);
+  // Across the nodes of the hierarchical scheme every hop crosses nodes: nothing to save.
+  l.ring_saving = flat ? ring_pass_over_charge_s(cluster, shape.hop) : 0;
   return l;
 }
 

@@ -57,12 +57,15 @@ RingHopLatency ring_hop_latency(const net::ClusterSpec& full) {
   return from_seconds(full, seconds);
 }
 
+double ring_pass_over_charge_s(const net::ClusterSpec& cluster, const RingHopLatency& hop) {
+  const int n = cluster.gpus(), nodes = cluster.nodes;
+  if (nodes < 2 || n == nodes) return 0;
+  return (n - nodes) * std::max(0.0, hop.inter_node_s - hop.intra_node_s);
+}
+
 double pipelined_ring_s(double lock_step_s, const net::ClusterSpec& cluster,
                         const RingHopLatency& hop) {
-  const int n = cluster.gpus(), nodes = cluster.nodes;
-  if (nodes < 2 || n == nodes) return lock_step_s;
-  const double excess = std::max(0.0, hop.inter_node_s - hop.intra_node_s);
-  return std::max(0.0, lock_step_s - 2.0 * (n - nodes) * excess);
+  return std::max(0.0, lock_step_s - 2.0 * ring_pass_over_charge_s(cluster, hop));
 }
 
 }  // namespace compopt::sim

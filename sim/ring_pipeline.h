@@ -25,9 +25,13 @@ struct RingHopLatency {
 // collapsed_rounds.h; a platform file as it is); 0 for a hop the cluster does not have.
 RingHopLatency ring_hop_latency(const net::ClusterSpec& cluster);
 
-// The pipelined ring's time from the lock-step rounds' `lock_step_s`:
-// lock_step_s - 2 (n - N) (inter - intra), on N >= 2 nodes of g >= 2 GPUs; unchanged
-// otherwise (there every hop has the same latency).
+// What lock-step rounds over-charge one pass of a ring over every GPU (a reduce-scatter or an
+// all-gather) against the pipelined ring: (n - N) x max(0, inter - intra) on N >= 2 nodes of
+// g >= 2 GPUs, 0 otherwise (there every hop has the same latency).
+double ring_pass_over_charge_s(const net::ClusterSpec& cluster, const RingHopLatency& hop);
+
+// The pipelined ring allreduce's time from the lock-step rounds' `lock_step_s`: its two passes'
+// over-charge taken off, never below 0.
 double pipelined_ring_s(double lock_step_s, const net::ClusterSpec& cluster,
                         const RingHopLatency& hop);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -207,15 +208,30 @@ void stretch_spans(double simulated, double seconds, CommMeasure& m) {
   }
 }
 
+// The cluster's hop latencies (ring_pipeline.h), probed on first need and then kept: every
+// collective of a step that corrects its lock-step rounds uses the same.
+class HopLatencyOnce {
+ public:
+  explicit HopLatencyOnce(const net::ClusterSpec& cluster) : cluster_(cluster) {}
+  const RingHopLatency& get() {
+    if (!hop_) hop_ = ring_hop_latency(cluster_);
+    return *hop_;
+  }
+
+ private:
+  const net::ClusterSpec& cluster_;
+  std::optional<RingHopLatency> hop_;
+};
+
 // The compressed allreduce's lock-step time as the implementation's framework issues its
 // collectives (framework_collectives.h), or as StepConfig::compressed_collectives names.
-double as_framework_issues(const StepConfig& config, const ChargedStage& stage,
-                           double lock_step_s) {
+double as_framework_issues(const StepConfig& config, const ChargedStage& stage, double lock_step_s,
+                           const RingHopLatency& hop) {
   const net::ClusterSpec& cluster = config.cluster;
   const LockStepShape shape{
       .scheme = stage.scheme,
       .has_scale = make_compressor(stage.compressor)->has_scale(),
-      .hop = ring_hop_latency(cluster),
+      .hop = hop,
       .inter_node_message_s = transport_between(cluster, true).message_overhead_s,
       .intra_node_message_s = transport_between(cluster, false).message_overhead_s};
   const std::string& name =
@@ -230,20 +246,19 @@ double as_framework_issues(const StepConfig& config, const ChargedStage& stage,
 // plus NCCL's protocol latency. A compressed scheme: its simulated time as the framework issues
 // the collectives. Phases stretch in proportion to fill the charge.
 void charge_algorithm(const StepConfig& config, const CollectiveRequest& request,
-                      const PreparedCollective& prepared, CommMeasure& m) {
+                      const PreparedCollective& prepared, HopLatencyOnce& hop, CommMeasure& m) {
   const double simulated = m.seconds;
   if (prepared.algorithm == nullptr) {
     m.algorithm = request.stage->scheme == CommScheme::kCompressedFlat ? "compressed-flat"
                                                                        : "compressed-hierarchical";
-    m.seconds = as_framework_issues(config, *request.stage, simulated);
+    m.seconds = as_framework_issues(config, *request.stage, simulated, hop.get());
     stretch_spans(simulated, m.seconds, m);
     return;
   }
   const AllreduceAlgorithm& a = *prepared.algorithm;
   const double bytes = request.modeled * config.workload.wire_bytes();
-  const double transfer = a.lock_step_ring ? pipelined_ring_s(simulated, config.cluster,
-                                                              ring_hop_latency(config.cluster))
-                                           : simulated;
+  const double transfer =
+      a.lock_step_ring ? pipelined_ring_s(simulated, config.cluster, hop.get()) : simulated;
   m.seconds = transfer / a.bandwidth_factor(config.cluster) + a.latency_s(bytes, config.cluster);
   m.algorithm = a.name;
   stretch_spans(simulated, m.seconds, m);
@@ -310,8 +325,9 @@ std::vector<CommMeasure> simulate_collectives(const StepConfig& config,
       take_timing(timed[j], requests[collapsed[j]].spans, cluster.gpus(), out[collapsed[j]]);
   }
   if (!flowing.empty()) simulate_flows(cluster, requests, prepared, flowing, out);
+  HopLatencyOnce hop(cluster);
   for (size_t k = 0; k < requests.size(); ++k)
-    charge_algorithm(config, requests[k], prepared[k], out[k]);
+    charge_algorithm(config, requests[k], prepared[k], hop, out[k]);
   return out;
 }
 
