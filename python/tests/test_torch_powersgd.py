@@ -1,7 +1,8 @@
 """compopt.torch.PowerSGD against PyTorch's own DDP hook, powerSGD_hook, on 1 and 2 ranks.
 
 Each rank (a process of torch.multiprocessing) trains two copies of one small MLP on the same
-batches: copy A under DistributedDataParallel (gloo on loopback) with powerSGD_hook and
+batches: copy A under DistributedDataParallel (gloo on loopback, rendezvous through a file in the
+test's directory, so only compopt's world needs a free port) with powerSGD_hook and
 torch.optim.SGD or Adam, copy B with compopt.torch.PowerSGD on a compopt TCP world. The hook
 draws its initial Q from its own generator; the test gives it compopt's instead: before the
 first compressed step it fills the hook's warm-start memory with the Q that compopt drew
@@ -10,6 +11,7 @@ parameter order), laid out in the hook's order (by shape group, then bucket orde
 on both sides run the same math, so the parameters agree to fp32 rounding through the warmup,
 the first compressed steps (error feedback, warm start) and beyond.
 """
+import datetime
 import os
 import socket
 from collections import defaultdict
@@ -103,12 +105,13 @@ def _optimizers(kind, model_a, model_b, world):
     return theirs, ours
 
 
-def _rank_main(rank, ranks, kind, torch_port, compopt_port, out_dir):
+def _rank_main(rank, ranks, kind, compopt_port, out_dir):
     os.environ.update(RANK=str(rank), WORLD_SIZE=str(ranks), MASTER_ADDR="127.0.0.1",
                       MASTER_PORT=str(compopt_port), COMPOPT_JOB_TOKEN="powersgd-test-token")
     world = compopt.init("tcp")
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{torch_port}", rank=rank,
-                            world_size=ranks)
+    store = os.path.join(out_dir, "gloo_store")
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=ranks,
+                            timeout=datetime.timedelta(seconds=120))
     model_a, model_b = _model(), _model()
     ddp = torch.nn.parallel.DistributedDataParallel(model_a)
     theirs, ours = _optimizers(kind, model_a, model_b, world)
@@ -138,7 +141,7 @@ def _rank_main(rank, ranks, kind, torch_port, compopt_port, out_dir):
 @pytest.mark.parametrize("ranks", [1, 2])
 @pytest.mark.parametrize("kind", ["sgd", "adam"])
 def test_powersgd_matches_torch_powersgd_hook(ranks, kind, tmp_path):
-    mp.spawn(_rank_main, args=(ranks, kind, _free_port(), _free_port(), str(tmp_path)),
+    mp.spawn(_rank_main, args=(ranks, kind, _free_port(), str(tmp_path)),
              nprocs=ranks, join=True)
     traces = [np.load(tmp_path / f"rank{r}.npy") for r in range(ranks)]
     initial = torch.cat([p.detach().reshape(-1) for p in _model().parameters()]).numpy()
