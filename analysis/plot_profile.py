@@ -4,7 +4,7 @@ per configuration "N nodes/G GPUs, bs B[xA]" the backward allreduce time (top: m
 on a log y axis, where bars would have no meaningful base) and its share of the step
 (bottom: bars from 0 on a linear axis): Adam ours, Adam published (hollow / hatched),
 1-bit Adam's compression stage ours; error bars on ours span the allreduce's low..high band
-over the measured inputs when the CSV has it.
+over the measured inputs and the model's error when the CSV has it.
 
 Usage: python3 analysis/plot_profile.py RUN_DIR
 Reads RUN_DIR/profile/profile.csv (network, nodes, gpus, batch_per_gpu, grad_accum,
@@ -139,7 +139,8 @@ def plot(run_dir):
                "the backward pass, simulated; share = that time over the whole step. Published: "
                "1-bit Adam (Tang et al., ICML 2021) Table 1, Adam rows only (hatched bars "
                "below). Error bars: low..high band, each measured input at the low and at the "
-               "high end of its range, combined by root-sum-square.")
+               "high end of its range and the model's own error, combined by "
+               "root-sum-square.")
     return fig
 
 

@@ -2,7 +2,7 @@
 """Step-time breakdown of a `compopt profile` run directory: left, one stacked bar per
 optimizer stage of forward, backward compute, the allreduce time not hidden behind the
 backward pass, compression and the optimizer step (ms, from 0), with the step time's
-low..high band over the measured inputs as an error bar; right, throughput per
+low..high band (measured inputs and model error) as an error bar; right, throughput per
 stage (samples/s, from 0) with its low..high range.
 
 Usage: python3 analysis/plot_profile_run.py RUN_DIR
@@ -85,7 +85,8 @@ def plot(run_dir):
     fig.suptitle("Simulated step of %s on %s, %d GPUs" % (cp.workload_label(r["workload"]),
                                                           r["cluster"], r["gpus"]))
     cp.caption(fig, "Error bars: the step time's and throughput's low..high band over the "
-               "measured inputs (profile.csv's *_low/*_high columns).")
+               "measured inputs and the model's own error (profile.csv's *_low/*_high "
+               "columns).")
     return fig
 
 

@@ -4,7 +4,7 @@ one panel per comparison, samples/s vs GPUs (log2 x, log y), one line per
 optimizer (compression stage of compressed optimizers, full stage of baselines) over
 the multi-node points only: a single node has no inter-node network, so its point is
 drawn hollow and not joined to the others. A shaded band (an error bar on the single-node
-point) spans each point's low..high throughput band over the measured inputs, when
+point) spans each point's low..high throughput band (measured inputs and model error), when
 the CSV has it. Published single-node values as x markers;
 a comparison with one GPU count as ours-vs-published bars; the legend fills the grid's
 spare panel.
@@ -154,7 +154,7 @@ def _legend(ax, table):
     if _has_band(table.rows):
         from matplotlib.patches import Patch
         handles.append(Patch(color="0.3", alpha=0.25, linewidth=0))
-        labels.append("low..high band over\nthe measured inputs")
+        labels.append("low..high band: measured\ninputs and model error")
     if any(r["published_throughput_samples_s"] is not None for r in table.rows):
         handles.append(Line2D([], [], marker="x", color="0.3", markersize=8, markeredgewidth=2,
                               linestyle="none"))
@@ -187,8 +187,8 @@ def plot(run_dir):
             "logarithmic. Baselines run full precision.")
     if _has_band(table.rows):
         note += (" Bands: the step simulated again with each measured input at the low and at "
-                 "the high end of its range, combined by root-sum-square (docs/whatif.md, The "
-                 "band).")
+                 "the high end of its range, and the model's own error, combined by "
+                 "root-sum-square (docs/whatif.md, The band).")
     cp.caption(fig, note)
     return fig
 

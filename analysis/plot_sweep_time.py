@@ -85,7 +85,8 @@ def plot(run_dir):
         ax.set_visible(False)
     cp.shared_legend(fig, [ax for ax in axes.flat if ax.get_visible()])
     fig.suptitle("Time to train by GPU count (simulated step time x the [training] steps)")
-    cp.caption(fig, "Band: the time to train's low..high band over the measured inputs. "
+    cp.caption(fig, "Band: the time to train's low..high band over the measured inputs and "
+               "the model's own error. "
                "Multi-stage optimizers: warmup steps at the warmup stage's step time, "
                "the rest at the steady stage's.")
     return fig

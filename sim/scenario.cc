@@ -13,6 +13,7 @@
 #include "net_models/bandwidth_spread.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/compute_model.h"
+#include "sim/model_error.h"
 
 namespace compopt::sim {
 namespace {
@@ -274,8 +275,8 @@ namespace {
 // The whole-run figures of each input's low and high run.
 using TrainingRuns = std::vector<std::pair<TrainingTime, TrainingTime>>;
 
-// Sets `field` of `low` and `high` to the band of the expected run's figure over `runs`; an
-// absent figure stays absent.
+// Sets `field` of `low` and `high` to the band of the expected run's figure over `runs`,
+// widened by the model-error term (model_error.h); an absent figure stays absent.
 void bound_hours(std::optional<double> TrainingTime::*field, const TrainingTime& expected,
                  const TrainingRuns& runs, TrainingTime& low, TrainingTime& high) {
   if (!(expected.*field)) return;
@@ -283,7 +284,8 @@ void bound_hours(std::optional<double> TrainingTime::*field, const TrainingTime&
   for (const auto& [a, b] : runs)
     ends.emplace_back((a.*field).value_or(*(expected.*field)),
                       (b.*field).value_or(*(expected.*field)));
-  const Band band = band_of(*(expected.*field), ends);
+  const double value = *(expected.*field);
+  const Band band = with_model_error(band_of(value, ends), value, model_error().fraction);
   low.*field = band.low;
   high.*field = band.high;
 }

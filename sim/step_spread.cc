@@ -28,7 +28,9 @@ StepSpread spread_of(const StepConfig& config, std::vector<std::vector<StageTimi
     throw std::invalid_argument(
         fmt::format("spread_of: {} runs for {} inputs' two ends", runs.size(), ends.size()));
   }
-  StepSpread out{{}, fmt::format("{}", fmt::join(input_range_lines(config), "; "))};
+  std::vector<std::string> lines = input_range_lines(config);
+  lines.push_back(model_error().source);
+  StepSpread out{{}, fmt::format("{}", fmt::join(lines, "; "))};
   for (size_t k = 0; k < ends.size(); ++k)
     out.inputs.push_back({ends[k].input, std::move(runs[2 * k]), std::move(runs[2 * k + 1])});
   return out;

@@ -4,14 +4,15 @@
 // scenario (input_ranges.h) that is not pinned, two more simulations run it at the low and at
 // the high end of its range, everything else at the scenario's value. A figure's band is
 // the root-sum-square of those one-at-a-time deviations on each side (band_of,
-// input_ranges.h), so low <= expected <= high holds even where a schedule is not monotonic in
-// an input.
+// input_ranges.h), with the model's own error as one more term (model_error.h), so
+// low <= expected <= high holds even where a schedule is not monotonic in an input.
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 #include "sim/input_ranges.h"
+#include "sim/model_error.h"
 #include "sim/step_simulator.h"
 
 namespace compopt::sim {
@@ -24,11 +25,11 @@ struct InputRuns {
 
 struct StepSpread {
   std::vector<InputRuns> inputs;  // the inputs not pinned, in measured_inputs() order
-  std::string source;             // every input's range and where it comes from, one line
+  std::string source;  // every input's range and where it comes from, and the model-error term
 };
 
 // The runs of `config`'s inputs (the expected run, simulate_step(config), is the caller's). With
-// every input pinned nothing is simulated and every band has zero width.
+// every input pinned nothing is simulated and every band is the model-error term alone.
 StepSpread simulate_step_spread(const StepConfig& config);
 
 // The scenarios a spread simulates: each input not pinned at its low and at its high end, in
@@ -54,14 +55,16 @@ void from_json(const nlohmann::json& j, InputRuns& runs);
 void to_json(nlohmann::json& j, const StepSpread& spread);
 void from_json(const nlohmann::json& j, StepSpread& spread);
 
-// The band of `figure` (a number computed from one run's rows) over the spread's runs.
+// The band of `figure` (a predicted time of one run's rows, or its inverse) over the spread's
+// runs, widened by the model-error term (model_error.h).
 template <class Figure>
 Band figure_band(const std::vector<StageTiming>& expected, const StepSpread& spread,
                  Figure figure) {
   std::vector<std::pair<double, double>> ends;
   ends.reserve(spread.inputs.size());
   for (const InputRuns& r : spread.inputs) ends.emplace_back(figure(r.low), figure(r.high));
-  return band_of(figure(expected), ends);
+  const double value = figure(expected);
+  return with_model_error(band_of(value, ends), value, model_error().fraction);
 }
 
 struct StageBounds {

@@ -10,6 +10,7 @@
 #include "sim/allreduce_algorithm.h"
 #include "sim/framework_collectives.h"
 #include "sim/implementation_profile.h"
+#include "sim/model_error.h"
 #include "sim/step_spread.h"
 #include "sim/tuned_baseline.h"
 
@@ -72,8 +73,9 @@ void print_bounds(const sim::StepConfig& config, const std::vector<sim::StageTim
                   const sim::ScenarioTotals& totals) {
   fmt::print(
       "\nlow..high: root-sum-square of the one-at-a-time deviations of the uncertain inputs "
-      "(docs/whatif.md, \"The band\"):\n");
+      "and the model's own error (docs/whatif.md, \"The band\"):\n");
   for (const std::string& line : sim::input_range_lines(config)) fmt::print("  {}\n", line);
+  fmt::print("  {}\n", sim::model_error().source);
   for (const sim::StageTiming& t : timings) {
     const sim::StageBounds& b = totals.bounds.at(t.stage);
     fmt::print("{:<14} total ms {:.2f}..{:.2f}, samples/s {:.1f}..{:.1f}\n", t.stage,
@@ -91,8 +93,12 @@ nlohmann::json band_json(const sim::StepConfig& config,
     stages[t.stage] = {{"step_time_low_s", b.step_time_low_s},
                        {"step_time_high_s", b.step_time_high_s}};
   }
-  return {{"rule", "root-sum-square of the one-at-a-time deviations (docs/whatif.md, The band)"},
+  return {{"rule",
+           "root-sum-square of the one-at-a-time deviations and the model-error term "
+           "(docs/whatif.md, The band)"},
           {"inputs", sim::input_range_lines(config)},
+          {"model_error_fraction", sim::model_error().fraction},
+          {"model_error", sim::model_error().source},
           {"stages", stages}};
 }
 

@@ -9,6 +9,7 @@
 
 #include "experiments/scenario/speedup_baseline.h"
 #include "net_models/compute_model.h"
+#include "sim/model_error.h"
 
 namespace compopt::cli {
 namespace {
@@ -220,7 +221,12 @@ std::string header(const Summary& s, const std::vector<size_t>& varying) {
   charges.push_back(fmt::format("compute utilisation {} ({})", utilization,
                                 fmt::join(s.utilization_sources, " / ")));
   std::vector<std::string> notes = {"ms per step (speedup in parentheses)"};
-  if (has_bounds(s)) notes.emplace_back("[low..high]: ms, the band over the measured inputs");
+  if (has_bounds(s)) {
+    notes.push_back(
+        fmt::format("[low..high]: ms, the band over the measured inputs and the "
+                    "model's error (+-{:.1f}%)",
+                    100 * sim::model_error().fraction));
+  }
   for (const Optimizer& o : s.optimizers)
     if (o.stages.size() > 1)
       notes.push_back(fmt::format("{}: {} stage (steady state)", o.name, o.stages.back()));

@@ -91,17 +91,21 @@ TEST(StepSpread, BandIsTheRootSumSquareOfTheOneAtATimeDeviations) {
       below += std::pow(std::max(0.0, t0 - std::min(a, b)), 2);
       above += std::pow(std::max(0.0, std::max(a, b) - t0), 2);
     }
+    // The model-error term joins each side's sum (sim/model_error.h).
+    const double term = model_error().fraction * t0;
+    below += term * term;
+    above += term * term;
     const StageBounds bounds = stage_bounds(expected, spread, i);
     EXPECT_NEAR(bounds.step_time_low_s, t0 - std::sqrt(below), 1e-9 * t0) << expected[i].stage;
     EXPECT_NEAR(bounds.step_time_high_s, t0 + std::sqrt(above), 1e-9 * t0) << expected[i].stage;
-    EXPECT_GT(above, 0);
-    EXPECT_GT(below, 0);
+    EXPECT_GT(above, term * term);
+    EXPECT_GT(below, term * term);
   }
 }
 
 // A workload with measured passes on one node whose GPU link has no spread: every input is
-// pinned, nothing is simulated again and the band has zero width.
-TEST(StepSpread, EveryInputPinnedGivesAZeroWidthBand) {
+// pinned, nothing is simulated again and the band is the model-error term alone.
+TEST(StepSpread, EveryInputPinnedLeavesTheModelErrorTermAlone) {
   net::WorkloadSpec w = net::workload_preset("bert-large-seq128");
   w.measured_forward_s = 0.03;
   w.measured_backward_s = 0.06;
@@ -119,11 +123,13 @@ TEST(StepSpread, EveryInputPinnedGivesAZeroWidthBand) {
   const StepSpread spread = simulate_step_spread(config);
   EXPECT_TRUE(spread.inputs.empty());
   const StageBounds b = stage_bounds(expected, spread, 0);
-  EXPECT_EQ(b.step_time_low_s, expected[0].step_time_s);
-  EXPECT_EQ(b.step_time_high_s, expected[0].step_time_s);
+  const double t0 = expected[0].step_time_s, q = model_error().fraction;
+  EXPECT_DOUBLE_EQ(b.step_time_low_s, t0 * (1 - q));
+  EXPECT_DOUBLE_EQ(b.step_time_high_s, t0 * (1 + q));
   EXPECT_NE(spread.source.find("compute utilisation: pinned: the workload's passes are measured"),
             std::string::npos)
       << spread.source;
+  EXPECT_NE(spread.source.find(model_error().source), std::string::npos) << spread.source;
   // The same on 2 nodes: utilisation stays pinned, the network inputs take their ranges.
   c.nodes = 2;
   s.cluster_spec = c;
@@ -136,7 +142,8 @@ TEST(StepSpread, EveryInputPinnedGivesAZeroWidthBand) {
 // 4 nodes of 1 GPU on a star at 10 Gbit/s, no latency, efficiency 1, spread x0.5..x2, measured
 // passes (utilisation pinned): the ring sends 2 (n-1)/n x S bytes per GPU at B, so comm =
 // 1.5 x S x 8 / 1e10 s, doubled at the low bandwidth and halved at the high one; the tcp
-// per-message cost moves 6 messages by at most 18 us each, far inside the tolerance.
+// per-message cost moves 6 messages by at most 18 us each, far inside the tolerance. Each side
+// then takes the model-error term q x step by root-sum-square.
 TEST(StepSpread, BandwidthBoundRingScalesByHand) {
   Scenario s;
   net::ClusterSpec c = net::cluster_preset("ethernet-v100-4");
@@ -164,8 +171,9 @@ TEST(StepSpread, BandwidthBoundRingScalesByHand) {
   ASSERT_EQ(timings.size(), 1u);
   EXPECT_NEAR(timings[0].comm_s, comm, 1e-3 * comm);
   const StageBounds b = stage_bounds(timings, simulate_step_spread(config), 0);
-  EXPECT_NEAR(b.step_time_high_s - timings[0].step_time_s, comm, 2e-3 * comm);
-  EXPECT_NEAR(timings[0].step_time_s - b.step_time_low_s, comm / 2, 2e-3 * comm);
+  const double term = model_error().fraction * timings[0].step_time_s;
+  EXPECT_NEAR(b.step_time_high_s - timings[0].step_time_s, std::hypot(comm, term), 2e-3 * comm);
+  EXPECT_NEAR(timings[0].step_time_s - b.step_time_low_s, std::hypot(comm / 2, term), 2e-3 * comm);
 }
 
 TEST(StepSpread, TimeToTrainIsBandedLikeTheStep) {
