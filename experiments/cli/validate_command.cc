@@ -154,6 +154,15 @@ const CsvSchema& cross_validation_schema() {
   return schema;
 }
 
+// A band's coverage as run.json's "band" object.
+nlohmann::json coverage_json(const sim::BandCoverage& c) {
+  return {{"inside", c.inside},
+          {"rows", c.rows},
+          {"coverage", c.fraction()},
+          {"median_half_width_pct", c.median_half_width_pct},
+          {"widest_half_width_pct", c.widest_half_width_pct}};
+}
+
 // The band's coverage of `predictions`, printed, and as run.json's "band" object.
 nlohmann::json report_band(const std::vector<sim::BandedPrediction>& predictions) {
   const sim::BandCoverage c = sim::band_coverage(predictions);
@@ -162,11 +171,7 @@ nlohmann::json report_band(const std::vector<sim::BandedPrediction>& predictions
       "band\"): {} of {} measured values inside ({:.0f}%), half-width median {:.1f}%, widest "
       "{:.1f}%; with the model-error term: compopt validate model-error\n",
       c.inside, c.rows, 100 * c.fraction(), c.median_half_width_pct, c.widest_half_width_pct);
-  return {{"inside", c.inside},
-          {"rows", c.rows},
-          {"coverage", c.fraction()},
-          {"median_half_width_pct", c.median_half_width_pct},
-          {"widest_half_width_pct", c.widest_half_width_pct}};
+  return coverage_json(c);
 }
 
 double worst_abs(const std::vector<double>& errors) {
@@ -328,11 +333,7 @@ nlohmann::json report_held_out_coverage(const std::vector<OutOfSampleRow>& rows,
       "  {:<14} {:>2} of {:>2} inside ({:.0f}%), half-width median {:.1f}%, widest {:.1f}%\n",
       set.empty() ? "all" : set, c.inside, c.rows, 100 * c.fraction(), c.median_half_width_pct,
       c.widest_half_width_pct);
-  return {{"inside", c.inside},
-          {"rows", c.rows},
-          {"coverage", c.fraction()},
-          {"median_half_width_pct", c.median_half_width_pct},
-          {"widest_half_width_pct", c.widest_half_width_pct}};
+  return coverage_json(c);
 }
 
 // Prints the term measured on `misses` beside the shipped one; returns the measured fraction.
