@@ -92,6 +92,8 @@ for r in csv.DictReader(open(sys.argv[1])):
     tlo, tmid, thi = (float(r[k]) for k in ("throughput_low_samples_s", "throughput_samples_s",
                                             "throughput_high_samples_s"))
     assert tlo < tmid < thi, r
+    # The model-error term is stated beside the band it widens, as run.json's band states it.
+    assert abs(float(r["band_model_error"]) - band["model_error_fraction"]) < 1e-4, r
     assert r["inter_node_spread_low"] == "0.849" and r["inter_node_spread_high"] == "1.039", r
 PY
   fail "profile.csv bounds check failed"
