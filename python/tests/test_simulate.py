@@ -48,6 +48,11 @@ def test_a_preset_scenario_equals_the_cli_profile_csv(tmp_path):
                                      "--gpus", "16"], "profile.csv")
     pd.testing.assert_frame_equal(frame, expected)
     assert list(frame["stage"]) == ["warmup", "compression"]
+    # The band includes the model-error term it names: at least +-q of the step time each side.
+    q = frame["band_model_error"]
+    assert ((q > 0) & (q < 0.25)).all(), q
+    assert (frame["step_time_low_s"] <= frame["step_time_s"] * (1 - q) + 1e-12).all()
+    assert (frame["step_time_high_s"] >= frame["step_time_s"] * (1 + q) - 1e-12).all()
 
 
 def test_dicts_options_and_training_equal_the_cli_flags_and_sets(tmp_path):
