@@ -169,3 +169,38 @@ def test_bad_measured_times_are_refused_by_the_simulator(key, value, message):
     w[key] = value
     with pytest.raises(compopt.InvalidArgument, match=message):
         compopt.simulate(w, "ethernet-v100-4")
+
+
+class _FakeEvent:
+    """A CUDA event of a fake device whose clock the test sets: record() reads it."""
+
+    def __init__(self, log, clock, enable_timing):
+        assert enable_timing
+        self._log, self._clock, self.at = log, clock, None
+
+    def record(self):
+        self.at = self._clock[0]
+        self._log.append("record")
+
+    def synchronize(self):
+        self._log.append("synchronize")
+
+    def elapsed_time(self, end):
+        assert self.at is not None and end.at is not None, "elapsed_time of an unrecorded event"
+        return end.at - self.at
+
+
+def test_the_cuda_clock_times_the_queued_work_between_two_events(monkeypatch):
+    # No GPU here: the CUDA branch of the clock runs against fake events, which checks what it
+    # asks of torch.cuda (an event before and after, the end synchronized before it is read).
+    from compopt import workload as workload_module
+    log, clock = [], [0.0]
+    fake_cuda = type("FakeCuda", (), {"Event": staticmethod(
+        lambda enable_timing: _FakeEvent(log, clock, enable_timing))})
+    timer = workload_module._Clock(torch.device("cuda"))
+    monkeypatch.setattr(timer, "_torch", type("FakeTorch", (), {"cuda": fake_cuda}))
+    clock[0] = 5.0
+    timer.start()
+    clock[0] = 12.5  # the queued work ends 7.5 ms later
+    assert timer.stop_ms() == 7.5
+    assert log == ["record", "record", "synchronize"]
