@@ -5,10 +5,14 @@
 // profile` takes it (CONFIG.toml, --cluster and the other cluster flags, --set cluster.*
 // keys; profile_scenario.h); the sizes as nccl-tests takes them (-b/-e/-f/-i). Each size is
 // one fp32 sum allreduce through the step simulator's baseline allreduce
-// (sim/collective_prediction.h). The header lines state every assumption the numbers rest on.
-// Writes predict_collective.csv and run.json in the run directory.
+// (sim/collective_prediction.h), with its low..high band: the cluster's network inputs at the
+// two ends of their ranges (sim/input_ranges.h, network_band) and the model's own error
+// (sim/model_error.h), in a last column after the algorithm. The header lines state every
+// assumption the numbers rest on. Writes predict_collective.csv and run.json in the run
+// directory.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -27,6 +31,8 @@
 #include "sim/allreduce_algorithm.h"
 #include "sim/allreduce_selection.h"
 #include "sim/collective_prediction.h"
+#include "sim/input_ranges.h"
+#include "sim/model_error.h"
 #include "sim/scenario.h"
 
 namespace compopt::cli {
@@ -82,6 +88,23 @@ constexpr const char* kProtocolNote =
     "real NCCL can be faster than this); type float, redop sum; in place = out of place (one "
     "prediction per size); #wrong N/A (nothing ran)";
 
+// What the band column moves: each network input of `cluster` at the ends of its range, and
+// the model-error term.
+std::string band_note(const net::ClusterSpec& cluster) {
+  sim::StepConfig config;
+  config.cluster = cluster;
+  std::vector<std::string> ranges;
+  for (const sim::MeasuredInput& input : sim::measured_inputs()) {
+    if (!input.network) continue;
+    const sim::FactorRange r = input.range(config);
+    ranges.push_back(r.pinned() ? fmt::format("{} pinned", input.name)
+                                : fmt::format("{} x{:.3g}..x{:.3g}", input.name, r.low, r.high));
+  }
+  return fmt::format(
+      "band (low..high us): root-sum-square of {} and the {} (docs/whatif.md \"The band\")",
+      fmt::join(ranges, ", "), sim::model_error().source);
+}
+
 // The assumptions every number of the table rests on, one header line each; `described`:
 // the preset or name the resolved scenario gives the cluster.
 std::vector<std::string> assumptions(const Options& o, const Collective& coll,
@@ -102,13 +125,25 @@ std::vector<std::string> assumptions(const Options& o, const Collective& coll,
                       1e6 * c.inter_node_latency_s, transport_note(c.inter_node_transport),
                       net::topology_name(c.topology)),
           algorithm_note(c),
-          kProtocolNote};
+          kProtocolNote,
+          band_note(c)};
 }
 
 struct Predicted {
   uint64_t bytes = 0;
   sim::AllreducePrediction p;
+  sim::Band band;  // of p.seconds
 };
+
+// The prediction of `bytes` on `cluster` and its band.
+Predicted predict(const net::ClusterSpec& cluster, uint64_t bytes) {
+  const auto size = static_cast<double>(bytes);
+  const sim::AllreducePrediction p = sim::predict_allreduce(cluster, size);
+  const sim::Band inputs = sim::network_band(cluster, p.seconds, [&](const net::ClusterSpec& c) {
+    return sim::predict_allreduce(c, size).seconds;
+  });
+  return {bytes, p, sim::with_model_error(inputs, p.seconds, sim::model_error().fraction)};
+}
 
 void report(const Options& o, const Collective& coll, const net::ClusterSpec& c,
             const std::string& described, const std::vector<Predicted>& rows) {
@@ -117,7 +152,7 @@ void report(const Options& o, const Collective& coll, const net::ClusterSpec& c,
     NcclTestsTable table;
     table.header = assumptions(o, coll, c, described);
     table.bus_factor = net::allreduce_bus_factor(c.gpus());
-    table.extra_header = "algo";
+    table.extra_header = "algo  low..high(us)";
     static const CsvSchema schema("predict_collective.csv", {{"collective"},
                                                              {"ranks"},
                                                              {"bytes"},
@@ -125,13 +160,17 @@ void report(const Options& o, const Collective& coll, const net::ClusterSpec& c,
                                                              {"time_us", "{:.3f}"},
                                                              {"algbw_GBps", "{:.6f}"},
                                                              {"busbw_GBps", "{:.6f}"},
-                                                             {"algorithm"}});
+                                                             {"algorithm"},
+                                                             {"time_low_us", "{:.3f}"},
+                                                             {"time_high_us", "{:.3f}"}});
     CsvWriter csv(schema);
     for (const Predicted& r : rows) {
-      table.lines.push_back({r.bytes, r.bytes / 4, r.p.seconds, r.p.seconds, r.p.algorithm});
+      const double low_us = 1e6 * r.band.low, high_us = 1e6 * r.band.high;
+      table.lines.push_back({r.bytes, r.bytes / 4, r.p.seconds, r.p.seconds,
+                             fmt::format("{}  {:.1f}..{:.1f}", r.p.algorithm, low_us, high_us)});
       const double algbw = algbw_gbs(r.bytes, r.p.seconds);
       csv.add({std::string(coll.name), c.gpus(), r.bytes, r.bytes / 4, 1e6 * r.p.seconds, algbw,
-               algbw * table.bus_factor, r.p.algorithm});
+               algbw * table.bus_factor, r.p.algorithm, low_us, high_us});
     }
     fmt::print("{}", format_nccl_tests_table(table));
     dir.write_file("predict_collective.csv", csv.text());
@@ -155,8 +194,7 @@ void run(const Options& o, const std::vector<std::string>& given) {
   check_out_dir(o.out, out_mode(o.overwrite));
   std::vector<Predicted> rows;
   rows.reserve(sizes.size());
-  for (uint64_t bytes : sizes)
-    rows.push_back({bytes, sim::predict_allreduce(cluster, static_cast<double>(bytes))});
+  for (uint64_t bytes : sizes) rows.push_back(predict(cluster, bytes));
   report(o, coll, cluster, s.cluster, rows);
 }
 

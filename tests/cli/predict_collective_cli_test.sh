@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `compopt predict-collective` and `compopt comm-bench` print nccl-tests' table: header lines
 # start with "#", every other line splits into the 13 columns of an all_reduce_perf log (plus
-# predict-collective's algorithm), busbw = algbw x 2(n-1)/n and algbw = size / time, the
+# predict-collective's algorithm and low..high band around its time, at least +-q of it, q the
+# model-error term), busbw = algbw x 2(n-1)/n and algbw = size / time, the
 # sizes are the -b/-e/-f sweep, and the CSV holds the same rows. comm-bench's simulated
 # star gives the hand-derived time: 4 ranks, 4 MB, 1 Gbit/s at efficiency 0.5, no latency:
 # 2(n-1)/n x 4e6 B x 8 / 0.5e9 bit/s = 96 ms. Bad sizes and collectives exit 2 naming them.
@@ -16,7 +17,7 @@ check_table() {
   /usr/bin/python3 - "$@" <<'PY'
 import sys
 log, ranks, sizes = sys.argv[1], int(sys.argv[2]), [int(s) for s in sys.argv[3].split(",")]
-extra = len(sys.argv) > 4
+extra = 2 if len(sys.argv) > 4 else 0  # predict-collective: algorithm, low..high
 rows = [l.split() for l in open(log) if l.strip() and not l.startswith("#")
         and not l.startswith("wrote")]
 assert [int(r[0]) for r in rows] == sizes, (rows, sizes)
@@ -33,6 +34,10 @@ for r in rows:
     assert r[8] == "N/A" and r[12] == "N/A", r
     if extra:
         assert r[13] in ("ring", "tree"), r
+        low, high = (float(v) for v in r[14].split(".."))
+        t = float(r[5])
+        # the band holds the time and at least the model-error term each side (+-12.55%)
+        assert low <= t * (1 - 0.12) and high >= t * (1 + 0.12), r
 times = [float(r[5]) for r in rows]
 assert times == sorted(times), times
 assert any(l.startswith("# Avg bus bandwidth    : ") for l in open(log)), "no footer"
@@ -47,7 +52,8 @@ if expect_exit 0 -- "$BIN" predict-collective --cluster dgx-h100 --gpus 16 -b 1M
     fail "predict-collective table: $(head -c 1500 "$WORK/pred.log")"
   for line in "# Collective test starting: all_reduce_perf" "# nranks 16: cluster 'dgx-h100'" \
       "# inter-node: 8 NIC(s) per node x 400 Gbit/s" "# algorithm: chosen per size" \
-      "# protocol: NCCL's Simple protocol only"; do
+      "# protocol: NCCL's Simple protocol only" "# band (low..high us): root-sum-square of inter-node bandwidth x0.95..x1.07" \
+      "model error +-"; do
     expect_contains "predict-collective assumptions" "$line" "$OUTPUT"
   done
   /usr/bin/python3 - "$WORK/pred/predict_collective.csv" "$WORK/pred.log" <<'PY' ||
@@ -58,6 +64,7 @@ assert [int(r["bytes"]) for r in rows] == [int(l[0]) for l in log], (rows, log)
 for r, l in zip(rows, log):
     assert r["collective"] == "all_reduce" and r["ranks"] == "16" and r["algorithm"] == l[13], r
     assert abs(float(r["time_us"]) - float(l[5])) <= 0.01 * float(l[5]), (r, l)
+    assert l[14] == "{:.1f}..{:.1f}".format(float(r["time_low_us"]), float(r["time_high_us"])), (r, l)
 PY
     fail "predict_collective.csv disagrees with the table"
 fi
