@@ -19,7 +19,8 @@ STUDY = "hierarchical"
 REQUIRED = ["hierarchical.csv"]
 
 SCHEMA = {"nodes": "i", "gpus_per_node": "i", "gpus": "i?", "scheme": "s", "elements": "f?",
-          "inter_node_bytes_per_node": "f", "allreduce_ms": "f"}
+          "inter_node_bytes_per_node": "f", "allreduce_ms": "f", "allreduce_low_ms": "f?",
+          "allreduce_high_ms": "f?"}
 
 # Scheme -> (colour, marker, line style); other schemes get the palette's next entries.
 _SCHEME_STYLES = {"flat": (cp.palette(1), "o", "-"), "hierarchical": (cp.palette(0), "s", "--")}
@@ -41,6 +42,16 @@ def _nodes_axis(ax, all_nodes):
     ax.set_yscale("log")
 
 
+def _band(ax, rows, color):
+    """The time's low..high band as a shaded strip, where the CSV has it."""
+    banded = [r for r in rows if r.get("allreduce_low_ms") is not None
+              and r.get("allreduce_high_ms") is not None]
+    if banded:
+        ax.fill_between([r["nodes"] for r in banded], [r["allreduce_low_ms"] for r in banded],
+                        [r["allreduce_high_ms"] for r in banded], color=color, alpha=0.15,
+                        linewidth=0)
+
+
 def plot(run_dir):
     from matplotlib.lines import Line2D
     table = cp.read_csv(cp.study_csv(run_dir, STUDY, "hierarchical.csv"), SCHEMA)
@@ -56,6 +67,7 @@ def plot(run_dir):
             for (column, scale, _), ax in zip(_ROWS, axes[:, col]):
                 ax.plot([r["nodes"] for r in rows], [r[column] * scale for r in rows],
                         color=color, marker=mark, linestyle=ls, markersize=4)
+            _band(axes[1][col], rows, color)
         axes[0][col].set_title("%d GPUs per node" % gpn)
         for ax in axes[:, col]:
             _nodes_axis(ax, all_nodes)
@@ -73,7 +85,9 @@ def plot(run_dir):
         title += ", %.1fM-element gradient" % (max(elements) / 1e6)
     fig.suptitle(title)
     cp.caption(fig, "Simulated on the study's cluster; bytes: mean over nodes of the bytes "
-               "leaving a node in one allreduce (1 MB = 10^6 bytes). Both y axes logarithmic.")
+               "leaving a node in one allreduce (1 MB = 10^6 bytes). Both y axes logarithmic. "
+               "Shaded: the time's low..high band (the measured inputs and the model's own "
+               "error, docs/whatif.md, The band), where the CSV has it.")
     return fig
 
 

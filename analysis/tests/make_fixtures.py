@@ -236,9 +236,12 @@ def hierarchical(out):
                 node_bytes = senders * per_sender
                 ms = node_bytes * 8 / 10e9 * 1000 * (1.0 + 0.03 * nodes) + (
                     0.0 if scheme == "flat" else 2.5 + 0.4 * per_node)
-                rows.append((nodes, per_node, gpus, scheme, elements, float(int(node_bytes)), ms))
+                # the band: about the model-error term each side, a little wider above
+                rows.append((nodes, per_node, gpus, scheme, elements, float(int(node_bytes)), ms,
+                             ms * 0.87, ms * 1.16))
     write(out, "hierarchical", "hierarchical.csv",
-          "nodes,gpus_per_node,gpus,scheme,elements,inter_node_bytes_per_node,allreduce_ms", rows)
+          "nodes,gpus_per_node,gpus,scheme,elements,inter_node_bytes_per_node,allreduce_ms,"
+          "allreduce_low_ms,allreduce_high_ms", rows)
 
 
 def lamb(out, rnd):

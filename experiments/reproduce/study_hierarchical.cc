@@ -4,7 +4,8 @@
 // node, compressed exchange between nodes, broadcast inside), for ResNet-50's
 // 25.6M-element gradient on the 10 Gbit/s A100 cluster, over node counts and
 // GPUs per node. Bytes are counted by the real collective code on the proxy
-// and scaled to the model size (docs/simulator.md).
+// and scaled to the model size (docs/simulator.md); each time has its low..high
+// band (the measured inputs and the model's error, sim/step_spread.h).
 
 #include <fmt/format.h>
 
@@ -33,7 +34,8 @@ std::string run_hierarchical_study(const StudyContext& context) {
         s.gpus = n * g;
         scenarios.push_back(s);
       }
-  const std::vector<StageTimings> timings = simulate_scenarios(scenarios, context.jobs);
+  const std::vector<SpreadTimings> timings =
+      simulate_scenarios_with_spread(scenarios, context.jobs);
   const uint64_t elements = sim::resolve_scenario(scenarios.front()).workload.parameters;
 
   static const CsvSchema schema("hierarchical.csv", {{"nodes"},
@@ -42,7 +44,9 @@ std::string run_hierarchical_study(const StudyContext& context) {
                                                      {"scheme"},
                                                      {"elements"},
                                                      {"inter_node_bytes_per_node", "{:.0f}"},
-                                                     {"allreduce_ms", "{:.3f}"}});
+                                                     {"allreduce_ms", "{:.3f}"},
+                                                     {"allreduce_low_ms", "{:.3f}"},
+                                                     {"allreduce_high_ms", "{:.3f}"}});
   CsvWriter csv(schema);
   MarkdownTable table({"nodes x GPUs/node", "flat MB/node", "hierarchical MB/node", "bytes ratio",
                        "flat ms", "hierarchical ms", "time ratio"});
@@ -51,10 +55,12 @@ std::string run_hierarchical_study(const StudyContext& context) {
     for (int n : node_counts) {
       double bytes[2], ms[2];
       for (size_t k = 0; k < schemes.size(); ++k, ++i) {
-        const sim::StageTiming& t = steady_stage(timings[i]);
+        const sim::StageTiming& t = steady_stage(timings[i].expected);
+        const FigureBand band = figure_band(
+            timings[i], [](const StageTimings& run) { return 1e3 * steady_stage(run).comm_s; });
         bytes[k] = t.inter_node_bytes;
         ms[k] = 1e3 * t.comm_s;
-        csv.add({n, g, n * g, schemes[k].first, elements, bytes[k], ms[k]});
+        csv.add({n, g, n * g, schemes[k].first, elements, bytes[k], ms[k], band.low, band.high});
       }
       table.add({fmt::format("{} x {}", n, g), fixed(bytes[0] / 1e6, 2), fixed(bytes[1] / 1e6, 2),
                  fmt::format("{:.2f}x", bytes[0] / bytes[1]), fixed(ms[0]), fixed(ms[1]),
