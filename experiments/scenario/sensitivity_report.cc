@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "experiments/scenario/sensitivity_inputs.h"
+#include "sim/model_error.h"
 
 namespace compopt::cli {
 namespace {
@@ -87,8 +88,9 @@ std::string sensitivity_table(const Sensitivity& s) {
       fmt::format("expected speedup {} (ranges: docs/whatif.md, \"What the answer depends on\")\n",
                   times(s.expected_speedup));
   text += fmt::format(
-      "measured, in the low..high band of every prediction: {}; choices, what-ifs only: {}\n",
-      names_of(s, true), names_of(s, false));
+      "measured, in the low..high band of every prediction: {} (a time's band also holds the "
+      "model's error, +-{:.1f}%); choices, what-ifs only: {}\n",
+      names_of(s, true), 100 * sim::model_error().fraction, names_of(s, false));
   return text + sensitivity_verdict(s) + "\n";
 }
 
