@@ -349,6 +349,22 @@ double report_model_error_term(const std::vector<double>& misses) {
   return measured;
 }
 
+// The term each set of rows would give alone, for comparison only: the calibrated clusters'
+// leave-one-out rows against the uncalibrated public cases.
+void report_term_by_set(const std::vector<OutOfSampleRow>& rows,
+                        const std::vector<double>& misses) {
+  std::vector<std::string> parts;
+  for (const std::string set : {"leave-one-out", "public-checks"}) {
+    std::vector<double> of_set;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].set == set) of_set.push_back(misses[i]);
+    parts.push_back(fmt::format("{} rows alone +-{:.1f}% ({} rows)", set,
+                                100 * sim::conformal_quantile(of_set, sim::kModelErrorCoverage),
+                                of_set.size()));
+  }
+  fmt::print("for comparison, not used: {}\n", fmt::join(parts, "; "));
+}
+
 // model-error: the band's model-error term measured again, and each row's coverage under the
 // term measured without it (leave-one-out conformal).
 void run_model_error(RunDirectory& dir) {
@@ -374,6 +390,7 @@ void run_model_error(RunDirectory& dir) {
              b.inside() ? "yes" : "no"});
   }
   const double measured = report_model_error_term(misses);
+  report_term_by_set(rows, misses);
   fmt::print(
       "band = inputs (+) the term measured without the row (targets: 80% inside, at most "
       "25%):\n");

@@ -12,6 +12,8 @@ use_binary "$1"
   fail "validate model-error failed: $(tail -3 "$WORK/me.log")"
 grep -q "^model-error term, .* of the 25 relative misses: .*: holds$" "$WORK/me.log" ||
   fail "the measured term differs from the shipped one: $(grep 'model-error term' "$WORK/me.log")"
+grep -q "^for comparison, not used: leave-one-out rows alone +-[0-9.]*% (13 rows); public-checks rows alone +-[0-9.]*% (12 rows)$" "$WORK/me.log" ||
+  fail "no per-set comparison line: $(grep 'for comparison' "$WORK/me.log")"
 /usr/bin/python3 - "$WORK/me/model_error.csv" "$WORK/me.log" <<'PY' || fail "model_error.csv check failed"
 import csv, math, re, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
