@@ -1,6 +1,6 @@
 // The exported platform XML (net_models/cluster_xml.h) loaded as the cluster's platform file
-// simulates the same step as the generated platform: star, fat-tree and rail-optimised
-// clusters, every collective run in full on both.
+// simulates the same step as the generated platform: star and rail-optimised clusters, every
+// collective run in full on both.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -40,11 +40,21 @@ void expect_export_matches(const Scenario& s) {
   }
 }
 
-TEST(PlatformExport, StarFatTreeAndRailsSimulateAsGenerated) {
+// One cluster per test, so that each runs in a process of its own under ctest: every
+// simulate_step builds a SimGrid engine, and the engines of one process are the known weak spot
+// (docs/simulator.md, "Known limitation: several engines in one process"); the three clusters
+// in one test crashed once in a clean-clone CI run and never in 150 runs here.
+TEST(PlatformExport, EthernetStarSimulatesAsGenerated) {
   expect_export_matches({.cluster = "ethernet-v100-4", .optimizer = "onebit-adam", .gpus = 16});
+}
+
+TEST(PlatformExport, InfinibandStarSimulatesAsGenerated) {
   expect_export_matches({.cluster = "infiniband-v100-8", .optimizer = "onebit-adam", .gpus = 32});
-  // Rails: the compressed all-to-all (the generated platform's ring runs one channel per
-  // NIC, which a platform file does not describe).
+}
+
+// Rails: the compressed all-to-all (the generated platform's ring runs one channel per NIC,
+// which a platform file does not describe).
+TEST(PlatformExport, RailsSimulateAsGenerated) {
   expect_export_matches({.cluster = "dgx-h100", .optimizer = "birder", .gpus = 24});
 }
 
