@@ -47,6 +47,10 @@ Band with_model_error(const Band& inputs, double expected, double fraction) {
           expected + std::hypot(inputs.high - expected, term)};
 }
 
+Band predicted_time_band(double expected, const std::vector<std::pair<double, double>>& ends) {
+  return with_model_error(band_of(expected, ends), expected, model_error().fraction);
+}
+
 std::vector<HeldOutBand> held_out_model_error_bands(const std::vector<BandedPrediction>& rows,
                                                     double coverage) {
   std::vector<double> misses;

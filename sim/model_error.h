@@ -17,6 +17,7 @@
 // row compopt has measures the model's error on a ratio.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/band_coverage.h"
@@ -47,6 +48,10 @@ double conformal_quantile(std::vector<double> scores, double coverage);
 // `inputs` (the band of `expected` over the measured inputs) widened by +- fraction x expected,
 // combined with each side's deviation by root-sum-square; the low end stops at 0.
 Band with_model_error(const Band& inputs, double expected, double fraction);
+
+// The band of a predicted time `expected` (or its inverse, or a sum of such times): band_of over
+// the measured inputs' `ends`, widened by the shipped term.
+Band predicted_time_band(double expected, const std::vector<std::pair<double, double>>& ends);
 
 // Each prediction's band widened by the term it would get were it not among the rows: row i's
 // fraction is the conformal quantile of the other rows' relative misses (leave-one-out

@@ -286,8 +286,7 @@ void bound_hours(std::optional<double> TrainingTime::*field, const TrainingTime&
   for (const auto& [a, b] : runs)
     ends.emplace_back((a.*field).value_or(*(expected.*field)),
                       (b.*field).value_or(*(expected.*field)));
-  const double value = *(expected.*field);
-  const Band band = with_model_error(band_of(value, ends), value, model_error().fraction);
+  const Band band = predicted_time_band(*(expected.*field), ends);
   low.*field = band.low;
   high.*field = band.high;
 }

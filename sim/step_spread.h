@@ -63,8 +63,7 @@ Band figure_band(const std::vector<StageTiming>& expected, const StepSpread& spr
   std::vector<std::pair<double, double>> ends;
   ends.reserve(spread.inputs.size());
   for (const InputRuns& r : spread.inputs) ends.emplace_back(figure(r.low), figure(r.high));
-  const double value = figure(expected);
-  return with_model_error(band_of(value, ends), value, model_error().fraction);
+  return predicted_time_band(figure(expected), ends);
 }
 
 struct StageBounds {
