@@ -1,6 +1,7 @@
 #include "sim/band_coverage.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "core/util/median.h"
 
@@ -21,6 +22,14 @@ BandCoverage band_coverage(const std::vector<BandedPrediction>& predictions) {
   c.median_half_width_pct = median_abs(widths);
   c.widest_half_width_pct = widths.empty() ? 0 : *std::max_element(widths.begin(), widths.end());
   return c;
+}
+
+void to_json(nlohmann::json& j, const BandCoverage& c) {
+  j = nlohmann::json{{"inside", c.inside},
+                     {"rows", c.rows},
+                     {"coverage", c.fraction()},
+                     {"median_half_width_pct", c.median_half_width_pct},
+                     {"widest_half_width_pct", c.widest_half_width_pct}};
 }
 
 }  // namespace compopt::sim

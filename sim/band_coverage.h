@@ -5,6 +5,7 @@
 // band's half-width, the larger of its two sides as a percentage of the expected value (a band
 // of 90..120 around 100 is +-20%).
 
+#include <nlohmann/json_fwd.hpp>
 #include <vector>
 
 namespace compopt::sim {
@@ -23,5 +24,9 @@ struct BandCoverage {
 
 // The coverage of `predictions`; all zero when there are none.
 BandCoverage band_coverage(const std::vector<BandedPrediction>& predictions);
+
+// A coverage as run.json states it: inside, rows, coverage, median_half_width_pct,
+// widest_half_width_pct.
+void to_json(nlohmann::json& j, const BandCoverage& c);
 
 }  // namespace compopt::sim
