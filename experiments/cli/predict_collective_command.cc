@@ -7,15 +7,17 @@
 // one fp32 sum allreduce through the step simulator's baseline allreduce
 // (sim/collective_prediction.h), with its low..high band: the cluster's network inputs at the
 // two ends of their ranges (sim/input_ranges.h, network_band) and the model's own error
-// (sim/model_error.h), in a last column after the algorithm. The header lines state every
-// assumption the numbers rest on. Writes predict_collective.csv and run.json in the run
-// directory.
+// (sim/model_error.h), in a last column after the algorithm. The sizes are simulated in forked
+// children, --jobs at a time (one SimGrid engine per process; the table does not depend on
+// --jobs). The header lines state every assumption the numbers rest on. Writes
+// predict_collective.csv and run.json in the run directory.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "core/util/csv_schema.h"
@@ -24,7 +26,9 @@
 #include "experiments/cli/nccl_tests_format.h"
 #include "experiments/cli/profile_scenario.h"
 #include "experiments/run_directory/run_directory.h"
+#include "experiments/scenario/forked_jobs.h"
 #include "experiments/scenario/host_memory.h"
+#include "experiments/scenario/option_ranges.h"
 #include "net_models/cluster_presets.h"
 #include "net_models/gpu_spec.h"
 #include "net_models/nccl_tests_rows.h"
@@ -55,6 +59,7 @@ struct Options {
   SweepFlags sweep;
   std::string out;
   bool overwrite = false;
+  int jobs = 0;  // processes at once; 0: the core count
 };
 
 const Collective& find_collective(const std::string& name) {
@@ -145,6 +150,45 @@ Predicted predict(const net::ClusterSpec& cluster, uint64_t bytes) {
   return {bytes, p, sim::with_model_error(inputs, p.seconds, sim::model_error().fraction)};
 }
 
+// Shares per process running at once: enough that one slow share does not leave the other
+// cores idle at the end.
+constexpr size_t kSharesPerJob = 4;
+
+// The predictions of sizes k, k + shares, ... as JSON ([seconds, algorithm, low, high] each),
+// whose doubles round-trip exactly.
+std::string predict_share(const net::ClusterSpec& cluster, const std::vector<uint64_t>& sizes,
+                          size_t k, size_t shares) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = k; i < sizes.size(); i += shares) {
+    const Predicted r = predict(cluster, sizes[i]);
+    out.push_back({r.p.seconds, r.p.algorithm, r.band.low, r.band.high});
+  }
+  return out.dump();
+}
+
+// The predictions of `sizes` in their order, simulated in forked children `jobs` at a time,
+// each child one share (predict_share): large and small sizes mixed in every share.
+std::vector<Predicted> predict_forked(const net::ClusterSpec& cluster,
+                                      const std::vector<uint64_t>& sizes, int jobs) {
+  const size_t shares = std::min(sizes.size(), kSharesPerJob * static_cast<size_t>(jobs));
+  const std::vector<std::string> texts =
+      run_forked({.count = shares,
+                  .parallel = jobs,
+                  .work = [&](size_t k) { return predict_share(cluster, sizes, k, shares); },
+                  .describe = [&](size_t k) { return fmt::format("the sizes of share {}", k); }});
+  std::vector<Predicted> rows(sizes.size());
+  for (size_t k = 0; k < shares; ++k) {
+    const nlohmann::json share = nlohmann::json::parse(texts[k]);
+    for (size_t j = 0, i = k; i < sizes.size(); ++j, i += shares) {
+      const nlohmann::json& r = share.at(j);
+      rows[i] = {sizes[i],
+                 {.seconds = r.at(0).get<double>(), .algorithm = r.at(1).get<std::string>()},
+                 {.low = r.at(2).get<double>(), .high = r.at(3).get<double>()}};
+    }
+  }
+  return rows;
+}
+
 void report(const Options& o, const Collective& coll, const net::ClusterSpec& c,
             const std::string& described, const std::vector<Predicted>& rows) {
   RunDirectory dir("predict-collective", o.out, out_mode(o.overwrite));
@@ -178,6 +222,7 @@ void report(const Options& o, const Collective& coll, const net::ClusterSpec& c,
                         {"cluster", described},
                         {"config_file", o.config},
                         {"sets", o.sets},
+                        {"jobs", parallel_jobs(o.jobs)},
                         {"assumptions", table.header}});
   });
   fmt::print("\nwrote {}/predict_collective.csv and run.json\n", dir.path().string());
@@ -190,12 +235,10 @@ void run(const Options& o, const std::vector<std::string>& given) {
   s.overlap = sim::OverlapMode::kOff;
   s.workload_spec = sim::allreduce_workload(static_cast<double>(sizes.back()));
   const net::ClusterSpec cluster = sim::resolve_scenario(s).cluster;
-  check_simulation_memory({s}, 1, "--gpus", MemoryBudget::of_this_machine());
+  const int jobs = parallel_jobs(o.jobs);
+  check_simulation_memory({s}, jobs, "--gpus", MemoryBudget::of_this_machine());
   check_out_dir(o.out, out_mode(o.overwrite));
-  std::vector<Predicted> rows;
-  rows.reserve(sizes.size());
-  for (uint64_t bytes : sizes) rows.push_back(predict(cluster, bytes));
-  report(o, coll, cluster, s.cluster, rows);
+  report(o, coll, cluster, s.cluster, predict_forked(cluster, sizes, jobs));
 }
 
 // The long names of the options given on the command line (e.g. "--gpus").
@@ -243,6 +286,9 @@ void register_predict_collective_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "run directory (default runs/predict-collective-<time>)")
       ->check(non_empty_out());
   add_overwrite_flag(*cmd, o->overwrite);
+  cmd->add_option("--jobs", o->jobs, "processes at once (0 = all cores)")
+      ->check(in_range("--jobs", 0, kMaxJobs, "processes at once, 0 = all cores"))
+      ->capture_default_str();
   cmd->callback([o, cmd] { run(*o, given_flags(*cmd)); });
 }
 

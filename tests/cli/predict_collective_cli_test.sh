@@ -69,6 +69,18 @@ PY
     fail "predict_collective.csv disagrees with the table"
 fi
 
+# The sizes run in forked children: one process or three give the same table, byte for byte
+# (the 7 sizes fall into shares of 1 and 3 processes differently).
+if expect_exit 0 -- "$BIN" predict-collective --cluster dgx-h100 --gpus 16 -b 1K -e 1G -f 8 \
+    --jobs 1 --out "$WORK/jobs1" && expect_exit 0 -- "$BIN" predict-collective --cluster \
+    dgx-h100 --gpus 16 -b 1K -e 1G -f 8 --jobs 3 --out "$WORK/jobs3"; then
+  cmp -s "$WORK/jobs1/predict_collective.csv" "$WORK/jobs3/predict_collective.csv" ||
+    fail "--jobs 1 and --jobs 3 differ: $(diff "$WORK/jobs1/predict_collective.csv" \
+      "$WORK/jobs3/predict_collective.csv" | head -5)"
+  [ "$(grep -c '^all_reduce,' "$WORK/jobs3/predict_collective.csv")" = 7 ] ||
+    fail "--jobs 3 wrote $(cat "$WORK/jobs3/predict_collective.csv")"
+fi
+
 # A forced algorithm is the one charged; --set changes the described cluster.
 if expect_exit 0 -- "$BIN" predict-collective --cluster dgx-h100 --gpus 16 -b 8M -e 8M \
     --set cluster.allreduce_algorithm=tree --set cluster.nics_per_node=4 --out "$WORK/tree"; then
@@ -100,6 +112,7 @@ expect_exit 2 -- "$BIN" "${P[@]}" -f 0 && expect_contains "factor 0" "-f 0" "$OU
 expect_exit 2 -- "$BIN" "${P[@]}" -b 1X && expect_contains "bad suffix" "-b 1X" "$OUTPUT"
 expect_exit 2 -- "$BIN" "${P[@]}" --set cluster.nics_per_node=0 &&
   expect_contains "bad cluster" "nics_per_node" "$OUTPUT"
+expect_exit 2 -- "$BIN" "${P[@]}" --jobs -1 && expect_contains "bad jobs" "--jobs" "$OUTPUT"
 expect_exit 2 -- "$BIN" predict-collective --cluster nowhere --out "$WORK/bad" &&
   expect_contains "bad preset" "nowhere" "$OUTPUT"
 [ -e "$WORK/bad" ] && fail "bad input created $WORK/bad"
