@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <stdexcept>
 #include <thread>
@@ -51,9 +53,14 @@ Running start(const ForkedJobs& jobs, size_t index) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("run_forked: pipe() failed");
   std::fflush(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("run_forked: fork() failed");
   if (pid == 0) {
+    // A job dies with the process that waits for it (killed, it would otherwise simulate on
+    // for minutes, its result unread); a parent gone before this line counts as well.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
     close(fds[0]);
     child_main(jobs, index, fds[1]);
   }

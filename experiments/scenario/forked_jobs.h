@@ -5,7 +5,9 @@
 // and returns text that is sent back through a pipe (read as it arrives, so any
 // size is fine); the parent gets the texts in job order.
 //
-// Call it from a process without other threads (fork copies only the caller).
+// Call it from a process without other threads (fork copies only the caller). A job is
+// killed when the calling process dies (Linux's parent-death signal), so a killed sweep or
+// predict-collective leaves nothing running.
 // If a job throws or its process dies, no further jobs start, the running ones
 // finish, and std::runtime_error names the first failed job and its message; an
 // InvalidArgument thrown by the job comes back as InvalidArgument (same message).

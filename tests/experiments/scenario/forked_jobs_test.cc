@@ -1,10 +1,16 @@
 #include "experiments/scenario/forked_jobs.h"
 
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "core/util/error.h"
 
@@ -84,6 +90,55 @@ TEST(ForkedJobs, CrashingJobIsReportedWithItsSignal) {
     EXPECT_NE(std::string(e.what()).find("job 1 failed: killed by signal 6"), std::string::npos)
         << e.what();
   }
+}
+
+// Waits up to `seconds` for child `pid` to end; its wait status, or -1 if it still runs.
+int wait_for(pid_t pid, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  int status = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return -1;
+}
+
+// A caller killed mid-run (kill -9 of a sweep) takes its jobs with it. This test process is
+// made the subreaper, so the orphaned job becomes its child and its end can be waited for.
+TEST(ForkedJobs, AJobDiesWithItsCaller) {
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t caller = fork();
+  ASSERT_GE(caller, 0);
+  if (caller == 0) {  // the caller: one job that reports its pid, then works for a minute
+    close(fds[0]);
+    run_forked({.count = 1,
+                .parallel = 1,
+                .work =
+                    [&](size_t) {
+                      const pid_t me = getpid();
+                      if (write(fds[1], &me, sizeof me) != sizeof me) _exit(3);
+                      std::this_thread::sleep_for(std::chrono::seconds(60));
+                      return std::string("done");
+                    },
+                .describe = describe});
+    _exit(0);
+  }
+  close(fds[1]);
+  pid_t job = 0;
+  ASSERT_EQ(read(fds[0], &job, sizeof job), static_cast<ssize_t>(sizeof job));
+  close(fds[0]);
+  kill(caller, SIGKILL);
+  ASSERT_EQ(wait_for(caller, 10), SIGKILL);  // WIFSIGNALED with SIGKILL: the status is 9
+  const int status = wait_for(job, 10);
+  if (status == -1) {
+    kill(job, SIGKILL);
+    wait_for(job, 10);
+  }
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+  ASSERT_NE(status, -1) << "the job still ran 10 s after its caller was killed";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
 }
 
 TEST(ForkedJobs, ParallelJobsDefaultsToCores) {
