@@ -32,6 +32,12 @@ AllreducePrediction predict_allreduce(const net::ClusterSpec& cluster, double by
   return {t.comm_s, t.algorithm};
 }
 
+Band allreduce_network_band(const net::ClusterSpec& cluster, double bytes, double seconds) {
+  return network_band(cluster, seconds, [bytes](const net::ClusterSpec& c) {
+    return predict_allreduce(c, bytes).seconds;
+  });
+}
+
 std::string describe_cluster_network(const net::ClusterSpec& c) {
   return fmt::format(
       "{} x {} {} on {} {:.0f} Gbit/s; {} x {:.0f} Gbit/s {} NIC{} ({:.0f} us){}", c.nodes,

@@ -9,6 +9,7 @@
 
 #include "net_models/cluster_spec.h"
 #include "net_models/workload.h"
+#include "sim/input_ranges.h"
 
 namespace compopt::sim {
 
@@ -23,6 +24,11 @@ net::WorkloadSpec allreduce_workload(double bytes);
 
 // Throws InvalidArgument for a cluster resolve_scenario refuses or fewer than 4 bytes.
 AllreducePrediction predict_allreduce(const net::ClusterSpec& cluster, double bytes);
+
+// The band of `seconds`, predict_allreduce's time for `bytes` on `cluster`, over the
+// cluster's network inputs at the ends of their ranges (input_ranges.h, network_band); the
+// model-error term (model_error.h) is not in it.
+Band allreduce_network_band(const net::ClusterSpec& cluster, double bytes, double seconds);
 
 // A one-line description of `cluster`'s network, no commas: GPUs, intra-node fabric and
 // rate, NICs, transport, latency, streams per peer.

@@ -73,9 +73,7 @@ PublicCheck predict_public_check(const net::NcclTestsRow& row) {
   check.cluster = describe_cluster_network(cluster);
   check.algorithm = p.algorithm;
   check.predicted_s = p.seconds;
-  const Band band = network_band(cluster, p.seconds, [&](const net::ClusterSpec& c) {
-    return predict_allreduce(c, row.bytes).seconds;
-  });
+  const Band band = allreduce_network_band(cluster, row.bytes, p.seconds);
   check.predicted_low_s = band.low;
   check.predicted_high_s = band.high;
   check.predicted_busbw_bytes_s = bus_bandwidth(row.bytes, p.seconds, row.ranks());

@@ -144,9 +144,7 @@ struct Predicted {
 Predicted predict(const net::ClusterSpec& cluster, uint64_t bytes) {
   const auto size = static_cast<double>(bytes);
   const sim::AllreducePrediction p = sim::predict_allreduce(cluster, size);
-  const sim::Band inputs = sim::network_band(cluster, p.seconds, [&](const net::ClusterSpec& c) {
-    return sim::predict_allreduce(c, size).seconds;
-  });
+  const sim::Band inputs = sim::allreduce_network_band(cluster, size, p.seconds);
   return {bytes, p, sim::with_model_error(inputs, p.seconds, sim::model_error().fraction)};
 }
 
