@@ -52,7 +52,8 @@ grep -q 'data/published/onebit_adam_profile.csv' "$OUT/report.md" \
   || fail "report.md does not name data/published/onebit_adam_profile.csv"
 grep -q 'data/published/birder_single_node.csv' "$OUT/report.md" \
   || fail "report.md does not name data/published/birder_single_node.csv"
-! grep -q 'shared/reference' "$OUT/report.md" || fail "report.md names a shared reference folder"
+! grep -qE '\.\./|reference/' "$OUT/report.md" ||
+  fail "report.md names a path above the repository or a reference folder: $(grep -E '\.\./|reference/' "$OUT/report.md" | head -2)"
 if python3 -c 'import matplotlib' 2>/dev/null && [ -f "$SRC/analysis/plot_all.py" ]; then
   for f in figures/profile.png figures/profile.pdf figures/hierarchical.png; do
     [ -s "$OUT/$f" ] || fail "missing figure $f"
